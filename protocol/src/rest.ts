@@ -1,0 +1,193 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { AGE_TIERS, LIMITS, PARENT_ROLES, PLATFORMS } from './constants.js';
+
+const strict = { additionalProperties: false } as const;
+
+export const Id = Type.String({ minLength: 1, maxLength: 64 });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC' });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const AgeTierSchema = Type.Union(AGE_TIERS.map((t) => Type.Literal(t)));
+export const RoleSchema = Type.Union(PARENT_ROLES.map((r) => Type.Literal(r)));
+export const PlatformSchema = Type.Union(PLATFORMS.map((p) => Type.Literal(p)));
+
+export const Username = Type.String({
+  minLength: 1,
+  maxLength: LIMITS.usernameMaxLength,
+  pattern: '^\\S(.*\\S)?$',
+});
+export const Password = Type.String({
+  minLength: LIMITS.passwordMinLength,
+  maxLength: LIMITS.passwordMaxLength,
+});
+export const Name = Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength, pattern: '\\S' });
+export const LinuxUsername = Type.String({
+  minLength: 1,
+  maxLength: LIMITS.linuxUsernameMaxLength,
+  pattern: '^\\S+$',
+});
+export const ParentNote = Type.String({ maxLength: LIMITS.parentNoteMaxLength });
+
+// Sessions and households (DESIGN §3)
+export const SignInBody = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 256 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  strict,
+);
+export type SignInBody = Static<typeof SignInBody>;
+
+export const SetupBody = Type.Object(
+  { username: Username, password: Password, household_name: Name },
+  strict,
+);
+export type SetupBody = Static<typeof SetupBody>;
+
+export const SessionView = Type.Object({
+  parent: Type.Object({ id: Id, username: Type.String() }),
+  household: Type.Object({ id: Id, name: Type.String() }),
+  role: RoleSchema,
+  csrf_token: Type.String(),
+});
+export type SessionView = Static<typeof SessionView>;
+
+export const SetupState = Type.Object({
+  setup_required: Type.Boolean(),
+  open_signup: Type.Boolean(),
+  version: Type.String(),
+});
+
+export const ChildPermission = Type.Object(
+  { managed_user_id: Id, can_view: Type.Boolean(), can_manage_policies: Type.Boolean() },
+  strict,
+);
+export type ChildPermission = Static<typeof ChildPermission>;
+
+export const ParentView = Type.Object({
+  id: Id,
+  username: Type.String(),
+  role: RoleSchema,
+  children: Type.Array(ChildPermission),
+  created_at: Timestamp,
+});
+export type ParentView = Static<typeof ParentView>;
+
+export const CreateParentBody = Type.Object(
+  {
+    username: Username,
+    password: Password,
+    role: RoleSchema,
+    children: Type.Optional(Type.Array(ChildPermission, { maxItems: 1000 })),
+  },
+  strict,
+);
+export type CreateParentBody = Static<typeof CreateParentBody>;
+
+export const UpdateParentBody = Type.Object(
+  {
+    role: Type.Optional(RoleSchema),
+    children: Type.Optional(Type.Array(ChildPermission, { maxItems: 1000 })),
+    password: Type.Optional(Password),
+  },
+  strict,
+);
+export type UpdateParentBody = Static<typeof UpdateParentBody>;
+
+// Managed users and mappings (DESIGN §6)
+export const MappingSummary = Type.Object({
+  id: Id,
+  system_id: Type.String(),
+  hostname: Nullable(Type.String()),
+  platform: Nullable(Type.String()),
+  linux_username: Type.String(),
+});
+
+export const ManagedUserView = Type.Object({
+  id: Id,
+  name: Type.String(),
+  overlay_age_tier: Nullable(AgeTierSchema),
+  overlay_parent_note: Nullable(Type.String()),
+  mappings: Type.Array(MappingSummary),
+});
+export type ManagedUserView = Static<typeof ManagedUserView>;
+
+export const CreateUserBody = Type.Object(
+  {
+    name: Name,
+    overlay_age_tier: Type.Optional(Nullable(AgeTierSchema)),
+    overlay_parent_note: Type.Optional(Nullable(ParentNote)),
+  },
+  strict,
+);
+export type CreateUserBody = Static<typeof CreateUserBody>;
+
+export const AddUserForm = Type.Object({ name: Name }, strict);
+
+export const OverlayBody = Type.Object(
+  {
+    overlay_age_tier: Type.Optional(Nullable(AgeTierSchema)),
+    overlay_parent_note: Type.Optional(Nullable(ParentNote)),
+  },
+  strict,
+);
+export type OverlayBody = Static<typeof OverlayBody>;
+
+export const OverlayView = Type.Object({
+  id: Id,
+  overlay_age_tier: Nullable(AgeTierSchema),
+  overlay_parent_note: Nullable(Type.String()),
+});
+
+export const AddMappingBody = Type.Object(
+  { system_id: Type.String({ minLength: 1, maxLength: 64 }), linux_username: LinuxUsername },
+  strict,
+);
+export type AddMappingBody = Static<typeof AddMappingBody>;
+
+export const MappingView = Type.Object({
+  id: Id,
+  system_id: Type.String(),
+  linux_username: Type.String(),
+  managed_user_id: Id,
+});
+export type MappingView = Static<typeof MappingView>;
+
+export const MAPPING_PROBLEMS = ['device_not_approved', 'account_not_reported'] as const;
+export const ValidationView = Type.Object({
+  user_id: Id,
+  valid: Type.Boolean(),
+  mappings: Type.Array(
+    Type.Object({
+      id: Id,
+      system_id: Type.String(),
+      linux_username: Type.String(),
+      valid: Type.Boolean(),
+      problems: Type.Array(Type.String()),
+    }),
+  ),
+});
+export type ValidationView = Static<typeof ValidationView>;
+
+export const UsageView = Type.Object({
+  user_id: Id,
+  date: Type.String({ description: 'YYYY-MM-DD (server UTC day)' }),
+  used_seconds_today: Type.Integer(),
+  limit_seconds: Nullable(Type.Integer()),
+  remaining_seconds: Nullable(Type.Integer()),
+  online: Type.Boolean(),
+  devices: Type.Array(
+    Type.Object({ system_id: Type.String(), linux_username: Type.String(), seconds_used: Type.Integer() }),
+  ),
+});
+export type UsageView = Static<typeof UsageView>;
+
+export const StatsView = Type.Object({
+  user_id: Id,
+  days: Type.Array(Type.Object({ date: Type.String(), seconds_used: Type.Integer() })),
+  total_seconds: Type.Integer(),
+  daily_average_seconds: Type.Integer(),
+});
+export type StatsView = Static<typeof StatsView>;
+
+export const Items = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item) });

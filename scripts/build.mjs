@@ -1,0 +1,40 @@
+// Builds what is out of date: TypeScript packages incrementally, the admin UI when its sources changed.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+
+function run(cmd, args, cwd = root) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd });
+  if (r.status !== 0) {
+    console.error(`build: ${path.basename(cmd)} ${args.join(' ')} failed`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+    const full = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs);
+  }
+  return latest;
+}
+
+const force = process.argv.includes('--force');
+run(bin('tsc'), ['-b', 'protocol', 'server']);
+
+const web = path.join(root, 'web');
+const index = path.join(web, 'dist', 'index.html');
+if (existsSync(path.join(web, 'index.html'))) {
+  const stale =
+    force ||
+    !existsSync(index) ||
+    newest(web) > statSync(index).mtimeMs ||
+    newest(path.join(root, 'protocol', 'src')) > statSync(index).mtimeMs;
+  if (stale) run(process.execPath, [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build'], web);
+}

@@ -1,0 +1,46 @@
+// `npm test`: lint, type-check, build the UI the browser tests drive, then run every test file with
+// node's test runner (TypeScript through tsx, workspace packages from their sources).
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const only = process.argv.slice(2);
+
+function step(label, cmd, args, env = {}) {
+  console.log(`\n# ${label}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, env: { ...process.env, ...env } });
+  if (r.status !== 0) {
+    console.error(`# ${label} failed`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+function findTests(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...findTests(full));
+    else if (/\.test\.tsx?$/.test(entry.name)) out.push(path.relative(root, full));
+  }
+  return out;
+}
+
+if (!only.length) {
+  step('lint (biome)', bin('biome'), ['check', '.']);
+  step('type-check', bin('tsc'), ['-b', 'protocol', 'server', 'server/test', 'bench']);
+  step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')]);
+}
+
+const files = only.length
+  ? only
+  : ['protocol', 'server', 'web', 'bench'].flatMap((pkg) => findTests(path.join(root, pkg))).sort();
+step(
+  `tests (${files.length} files)`,
+  process.execPath,
+  ['--conditions=hearth-source', '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+  { NODE_ENV: 'test' },
+);

@@ -1,0 +1,48 @@
+import type { Kysely } from 'kysely';
+import type { Database, SessionTable } from '../../platform/db/schema.js';
+
+export class SessionRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: SessionTable): Promise<void> {
+    await this.db.insertInto('session').values(row).execute();
+  }
+
+  find(id: string) {
+    return this.db
+      .selectFrom('session')
+      .innerJoin('parent', 'parent.id', 'session.parent_id')
+      .innerJoin('household', 'household.id', 'parent.household_id')
+      .select([
+        'session.id as session_id',
+        'session.csrf_token',
+        'session.last_seen_at',
+        'parent.id as parent_id',
+        'parent.username',
+        'parent.role',
+        'household.id as household_id',
+        'household.name as household_name',
+      ])
+      .where('session.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async touch(id: string, at: string): Promise<void> {
+    await this.db.updateTable('session').set({ last_seen_at: at }).where('id', '=', id).execute();
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('session').where('id', '=', id).execute();
+  }
+
+  async deleteForParent(parentId: string, exceptSessionId?: string): Promise<void> {
+    let q = this.db.deleteFrom('session').where('parent_id', '=', parentId);
+    if (exceptSessionId) q = q.where('id', '!=', exceptSessionId);
+    await q.execute();
+  }
+
+  async deleteIdleBefore(cutoff: string): Promise<number> {
+    const result = await this.db.deleteFrom('session').where('last_seen_at', '<', cutoff).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,97 @@
+import { CSRF_FIELD, CSRF_HEADER, type ParentRole, SESSION_COOKIE } from '@hearth/protocol';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { safeEqual } from './crypto.js';
+import { forbidden, HttpError, unauthenticated } from './errors.js';
+
+/**
+ * Every route declares who may call it, in `config.access`:
+ * - `public`: anyone;
+ * - `bearer`: an agent with its per-device token;
+ * - `session`: a signed-in parent (finer checks on children happen in the services);
+ * - `session:admin`: a signed-in owner or admin.
+ */
+export type Access = 'public' | 'bearer' | 'session' | 'session:admin';
+
+export interface SessionAuth {
+  sessionId: string;
+  parentId: string;
+  username: string;
+  householdId: string;
+  householdName: string;
+  role: ParentRole;
+  csrfToken: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    auth: SessionAuth | null;
+  }
+}
+
+export interface AccessOptions {
+  resolveSession(cookieValue: string): Promise<SessionAuth | null>;
+  /** Route prefixes that plugins fill (API docs); they are public and read-only. */
+  publicPrefixes: string[];
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function isAdmin(role: ParentRole): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+export function requireSession(request: FastifyRequest): SessionAuth {
+  if (!request.auth) throw unauthenticated();
+  return request.auth;
+}
+
+/** Default-deny: a route registered without an access declaration stops the app from starting. */
+export function installAccessControl(app: FastifyInstance, options: AccessOptions): void {
+  app.decorateRequest('auth', null);
+
+  app.addHook('onRoute', (route) => {
+    const access = route.config?.access;
+    if (access) return;
+    if (options.publicPrefixes.some((p) => route.url.startsWith(p))) {
+      route.config = { ...(route.config ?? {}), access: 'public' };
+      return;
+    }
+    throw new Error(
+      `Route ${String(route.method)} ${route.url} declares no access (config.access); refusing to start.`,
+    );
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access !== 'session' && access !== 'session:admin') return;
+    const cookie = request.cookies[SESSION_COOKIE];
+    const auth = cookie ? await options.resolveSession(cookie) : null;
+    if (!auth) throw unauthenticated();
+    request.auth = auth;
+    if (access === 'session:admin' && !isAdmin(auth.role)) {
+      throw forbidden('Only a household owner or admin can do this.');
+    }
+  });
+
+  // CSRF is checked once the body is parsed, so the token may come as a form field too.
+  app.addHook('preValidation', async (request) => {
+    if (!request.auth || !STATE_CHANGING.has(request.method)) return;
+    const header = request.headers[CSRF_HEADER];
+    let token = typeof header === 'string' ? header : undefined;
+    const body = request.body as Record<string, unknown> | undefined;
+    if (body && typeof body === 'object' && !Array.isArray(body) && CSRF_FIELD in body) {
+      if (token === undefined && typeof body[CSRF_FIELD] === 'string') token = body[CSRF_FIELD] as string;
+      delete body[CSRF_FIELD];
+    }
+    if (!token || !safeEqual(token, request.auth.csrfToken)) {
+      throw new HttpError(
+        403,
+        'csrf_failed',
+        'The form has expired or is missing its security token; reload the page and try again.',
+      );
+    }
+  });
+}

@@ -1,0 +1,110 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely';
+import pg from 'pg';
+import { migrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: Dialect;
+  /** Cheap liveness probe for /healthz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class SchemaTooNewError extends Error {}
+
+const STATEMENT_CACHE_LIMIT = 500;
+
+/**
+ * Kysely's SQLite driver prepares every statement anew; caching the prepared statements by SQL text
+ * removes that cost from every request (Kysely runs one query at a time on the connection, so sharing
+ * a statement is safe).
+ */
+function cachingSqlite(file: string) {
+  const raw = new SqliteDatabase(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    raw,
+    adapter: {
+      close: () => raw.close(),
+      prepare(text: string) {
+        let stmt = cache.get(text);
+        if (!stmt) {
+          if (cache.size >= STATEMENT_CACHE_LIMIT) cache.clear();
+          stmt = raw.prepare(text);
+          cache.set(text, stmt);
+        }
+        return stmt;
+      },
+    },
+  };
+}
+
+export function openDatabase(options: { databaseUrl: string | null; dataDir: string }): Db {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    // Idle clients that lose the server must not crash the process.
+    pool.on('error', () => {});
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      kysely,
+      dialect: 'postgres',
+      ping: async () => {
+        await sql`select 1`.execute(kysely);
+      },
+      close: () => kysely.destroy(),
+    };
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  const { adapter } = cachingSqlite(path.join(options.dataDir, 'hearth.db'));
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: adapter }) });
+  return {
+    kysely,
+    dialect: 'sqlite',
+    ping: async () => {
+      await sql`select 1`.execute(kysely);
+    },
+    close: () => kysely.destroy(),
+  };
+}
+
+const provider: MigrationProvider = {
+  getMigrations: async (): Promise<Record<string, Migration>> => migrations,
+};
+
+/** Applies pending migrations; refuses a database written by a newer Hearth. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const known = new Set(Object.keys(migrations));
+  const tables = await db.kysely.introspection.getTables({ withInternalKyselyTables: true });
+  if (tables.some((t) => t.name === 'kysely_migration')) {
+    const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db.kysely);
+    const unknown = rows.rows.map((r) => r.name).filter((name) => !known.has(name));
+    if (unknown.length) {
+      throw new SchemaTooNewError(
+        `The database schema is newer than this version of Hearth (it has migration ${unknown.join(', ')}, which this version does not know). ` +
+          'Run the newer Hearth release that wrote it, or point HEARTH_DATABASE_URL / HEARTH_DATA_DIR at another database.',
+      );
+    }
+  }
+  const migrator = new Migrator({ db: db.kysely, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

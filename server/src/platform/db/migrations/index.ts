@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as foundation from './0001-foundation.js';
+
+/** Every migration, in order. A landed migration is never edited: add a new one. */
+export const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+};

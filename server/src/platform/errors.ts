@@ -1,0 +1,32 @@
+import type { ErrorCode } from '@hearth/protocol';
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** The one error type: a status, a stable code and a sentence for people. */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what = 'The requested item') =>
+  new HttpError(404, 'not_found', `${what} was not found.`);
+export const conflict = (message: string) => new HttpError(409, 'conflict', message);
+export const forbidden = (message = 'You do not have permission to do this.') =>
+  new HttpError(403, 'forbidden', message);
+export const invalidRequest = (message: string, details?: ErrorDetail[]) =>
+  new HttpError(400, 'invalid_request', message, details);
+export const unauthenticated = () => new HttpError(401, 'unauthenticated', 'Please sign in first.');
+export const rateLimited = (retryAfterSeconds: number, message: string) =>
+  new HttpError(429, 'rate_limited', message, undefined, {
+    'retry-after': String(Math.max(1, retryAfterSeconds)),
+  });
