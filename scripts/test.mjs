@@ -1,7 +1,7 @@
 // `npm test`: lint, type-check, build the UI the browser tests drive, then run every test file with
 // node's test runner (TypeScript through tsx, workspace packages from their sources).
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,7 +31,10 @@ function findTests(dir) {
 
 if (!only.length) {
   step('lint (biome)', bin('biome'), ['check', '.']);
-  step('type-check', bin('tsc'), ['-b', 'protocol', 'server', 'server/test', 'bench']);
+  step('type-check (packages)', bin('tsc'), ['-b', 'protocol', 'server']);
+  for (const project of ['server/test', 'web', 'bench']) {
+    if (existsSync(path.join(root, project, 'tsconfig.json'))) step(`type-check (${project})`, bin('tsc'), ['-p', project]);
+  }
   step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')]);
 }
 

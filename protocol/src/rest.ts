@@ -140,7 +140,7 @@ export const OverlayView = Type.Object({
 });
 
 export const AddMappingBody = Type.Object(
-  { system_id: Type.String({ minLength: 1, maxLength: 64 }), linux_username: LinuxUsername },
+  { system_id: Type.String({ format: 'uuid' }), linux_username: LinuxUsername },
   strict,
 );
 export type AddMappingBody = Static<typeof AddMappingBody>;

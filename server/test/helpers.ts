@@ -212,3 +212,11 @@ export async function createDevice(
   await new DeviceRepository(server.services.db.kysely).insert(row);
   return { ...row, secure_token: secureToken };
 }
+
+/** Records a day of use for a device account, as the agent channel's usage reports will. */
+export async function recordUsage(server: RunningServer, systemId: string, linuxUsername: string, date: string, seconds: number) {
+  await server.services.db.kysely
+    .insertInto('usage_day')
+    .values({ system_id: systemId, linux_username: linuxUsername, date, seconds_used: seconds, updated_at: nowIso() })
+    .execute();
+}

@@ -29,6 +29,16 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: SessionAuth | null;
   }
+  interface FastifyInstance {
+    /** Every route with its declared access, for the route-table tests and the docs. */
+    routeTable: DeclaredRoute[];
+  }
+}
+
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  access: Access;
 }
 
 export interface AccessOptions {

@@ -7,7 +7,7 @@ import type {
 } from '@hearth/protocol';
 import type { Kysely } from 'kysely';
 import { isAdmin, type SessionAuth } from '../../platform/access.js';
-import { nowIso } from '../../platform/clock.js';
+import { creationIso, nowIso } from '../../platform/clock.js';
 import { hashPassword, newId } from '../../platform/crypto.js';
 import type { Database } from '../../platform/db/schema.js';
 import { conflict, forbidden, notFound } from '../../platform/errors.js';
@@ -82,7 +82,7 @@ export class HouseholdService {
     HouseholdService.guardOwnerRole(actor, body.role);
     const children = await this.checkChildren(actor.householdId, body.children ?? []);
     const passwordHash = await hashPassword(body.password);
-    const at = nowIso();
+    const at = creationIso();
     const id = newId();
     await this.db.transaction().execute(async (trx) => {
       const repo = new HouseholdRepository(trx);

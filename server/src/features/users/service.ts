@@ -10,7 +10,7 @@ import type {
 } from '@hearth/protocol';
 import type { Kysely } from 'kysely';
 import { isAdmin, type SessionAuth } from '../../platform/access.js';
-import { nowIso, utcDay } from '../../platform/clock.js';
+import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import type { Database, ManagedUserTable } from '../../platform/db/schema.js';
 import { conflict, forbidden, notFound } from '../../platform/errors.js';
@@ -96,7 +96,7 @@ export class UserService {
   }
 
   async create(actor: SessionAuth, input: CreateUserBody): Promise<ManagedUserView> {
-    const at = nowIso();
+    const at = creationIso();
     const row: ManagedUserTable = {
       id: newId(),
       household_id: actor.householdId,
@@ -150,7 +150,7 @@ export class UserService {
       managed_user_id: userId,
       system_id: device.system_id,
       linux_username: linuxUsername,
-      created_at: nowIso(),
+      created_at: creationIso(),
     };
     try {
       await this.users.insertMapping(row);
