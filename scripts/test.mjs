@@ -33,7 +33,8 @@ if (!only.length) {
   step('lint (biome)', bin('biome'), ['check', '.']);
   step('type-check (packages)', bin('tsc'), ['-b', 'protocol', 'server']);
   for (const project of ['server/test', 'web', 'bench']) {
-    if (existsSync(path.join(root, project, 'tsconfig.json'))) step(`type-check (${project})`, bin('tsc'), ['-p', project]);
+    if (existsSync(path.join(root, project, 'tsconfig.json')))
+      step(`type-check (${project})`, bin('tsc'), ['-p', project]);
   }
   step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')]);
 }
@@ -44,6 +45,14 @@ const files = only.length
 step(
   `tests (${files.length} files)`,
   process.execPath,
-  ['--conditions=hearth-source', '--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
+  [
+    '--conditions=hearth-source',
+    '--import',
+    'tsx',
+    '--test',
+    '--test-reporter=spec',
+    '--test-concurrency=2',
+    ...files,
+  ],
   { NODE_ENV: 'test' },
 );

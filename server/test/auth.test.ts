@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { announcePostgres, Client, createHousehold, PASSWORD, startTestServer, type TestServer, testDatabases } from './helpers.js';
+import {
+  announcePostgres,
+  Client,
+  createHousehold,
+  PASSWORD,
+  startTestServer,
+  type TestServer,
+  testDatabases,
+} from './helpers.js';
 
 announcePostgres();
 
@@ -16,7 +24,11 @@ for (const db of testDatabases()) {
       const anon = new Client(server.url);
       assert.equal((await anon.get('/api/setup')).body.setup_required, true);
 
-      const res = await anon.post('/api/setup', { username: 'Mum', password: PASSWORD, household_name: 'The Smiths' });
+      const res = await anon.post('/api/setup', {
+        username: 'Mum',
+        password: PASSWORD,
+        household_name: 'The Smiths',
+      });
       assert.equal(res.status, 201);
       assert.deepEqual(Object.keys(res.body).sort(), ['csrf_token', 'household', 'parent', 'role']);
       assert.equal(res.body.role, 'owner');
@@ -33,7 +45,11 @@ for (const db of testDatabases()) {
       assert.equal(me.body.csrf_token, res.body.csrf_token);
 
       assert.equal((await anon.get('/api/setup')).body.setup_required, false);
-      const again = await new Client(server.url).post('/api/setup', { username: 'dad', password: PASSWORD, household_name: 'Other' });
+      const again = await new Client(server.url).post('/api/setup', {
+        username: 'dad',
+        password: PASSWORD,
+        household_name: 'Other',
+      });
       assert.equal(again.status, 409);
       assert.equal(again.body.error.code, 'conflict');
     });
@@ -93,13 +109,17 @@ for (const db of testDatabases()) {
     test('the form sign-in redirects 303 to / and sets the cookie', async () => {
       const owner = await createHousehold(server, 'Form home');
       const c = new Client(server.url);
-      const res = await c.request('POST', '/login', { form: { username: owner.username, password: PASSWORD } });
+      const res = await c.request('POST', '/login', {
+        form: { username: owner.username, password: PASSWORD },
+      });
       assert.equal(res.status, 303);
       assert.equal(res.headers.get('location'), '/');
       assert.ok(c.cookie);
       assert.equal((await c.get('/api/session')).status, 200);
 
-      const bad = await new Client(server.url).request('POST', '/login', { form: { username: owner.username, password: 'wrong wrong wrong' } });
+      const bad = await new Client(server.url).request('POST', '/login', {
+        form: { username: owner.username, password: 'wrong wrong wrong' },
+      });
       assert.equal(bad.status, 401);
       assert.equal(bad.body.error.code, 'invalid_credentials');
     });
@@ -108,7 +128,8 @@ for (const db of testDatabases()) {
       const owner = await createHousehold(server, 'Locked home');
       const other = await createHousehold(server, 'Unaffected home');
       const c = new Client(server.url);
-      for (let i = 0; i < 10; i++) assert.equal((await c.signIn(owner.username, `wrong password ${i}`)).status, 401);
+      for (let i = 0; i < 10; i++)
+        assert.equal((await c.signIn(owner.username, `wrong password ${i}`)).status, 401);
       const locked = await c.signIn(owner.username, PASSWORD);
       assert.equal(locked.status, 429);
       assert.equal(locked.body.error.code, 'rate_limited');
@@ -126,20 +147,35 @@ for (const db of testDatabases()) {
       const missing = await c.request('POST', '/api/user/create', { json: { name: 'Ann' }, csrf: false });
       assert.equal(missing.status, 403);
       assert.equal(missing.body.error.code, 'csrf_failed');
-      const wrong = await c.request('POST', '/api/user/create', { json: { name: 'Ann' }, headers: { 'x-csrftoken': 'forged' } });
+      const wrong = await c.request('POST', '/api/user/create', {
+        json: { name: 'Ann' },
+        headers: { 'x-csrftoken': 'forged' },
+      });
       assert.equal(wrong.status, 403);
       // A token of another session is not this session's token.
       const other = await createHousehold(server, 'Other CSRF home');
-      const crossed = await c.request('POST', '/api/user/create', { json: { name: 'Ann' }, headers: { 'x-csrftoken': other.client.csrf ?? '' } });
+      const crossed = await c.request('POST', '/api/user/create', {
+        json: { name: 'Ann' },
+        headers: { 'x-csrftoken': other.client.csrf ?? '' },
+      });
       assert.equal(crossed.status, 403);
 
-      const form = await c.request('POST', '/managed-users/add', { form: { name: 'Formy', csrf_token: c.csrf ?? '' }, csrf: false });
+      const form = await c.request('POST', '/managed-users/add', {
+        form: { name: 'Formy', csrf_token: c.csrf ?? '' },
+        csrf: false,
+      });
       assert.equal(form.status, 303);
-      const formMissing = await c.request('POST', '/managed-users/add', { form: { name: 'Formy' }, csrf: false });
+      const formMissing = await c.request('POST', '/managed-users/add', {
+        form: { name: 'Formy' },
+        csrf: false,
+      });
       assert.equal(formMissing.status, 403);
       assert.equal(formMissing.body.error.code, 'csrf_failed');
       // The token may also travel inside a JSON body; it is not taken for an unknown field.
-      const inJson = await c.request('POST', '/api/user/create', { json: { name: 'Jason', csrf_token: c.csrf }, csrf: false });
+      const inJson = await c.request('POST', '/api/user/create', {
+        json: { name: 'Jason', csrf_token: c.csrf },
+        csrf: false,
+      });
       assert.equal(inJson.status, 201);
 
       const users = await c.get('/api/users');
@@ -147,7 +183,11 @@ for (const db of testDatabases()) {
     });
 
     test('open sign-up is off by default (404)', async () => {
-      const res = await new Client(server.url).post('/api/signup', { username: 'newbie', password: PASSWORD, household_name: 'New' });
+      const res = await new Client(server.url).post('/api/signup', {
+        username: 'newbie',
+        password: PASSWORD,
+        household_name: 'New',
+      });
       assert.equal(res.status, 404);
       assert.equal(res.body.error.code, 'not_found');
     });
@@ -156,7 +196,10 @@ for (const db of testDatabases()) {
   describe(`open sign-up and bootstrap admin (${db.name})`, () => {
     let server: TestServer;
     before(async () => {
-      server = await startTestServer(db, { HEARTH_OPEN_SIGNUP: 'yes', HEARTH_BOOTSTRAP_ADMIN: 'boss:bootstrap-password-1' });
+      server = await startTestServer(db, {
+        HEARTH_OPEN_SIGNUP: 'yes',
+        HEARTH_BOOTSTRAP_ADMIN: 'boss:bootstrap-password-1',
+      });
     });
     after(() => server.close());
 
@@ -171,7 +214,11 @@ for (const db of testDatabases()) {
 
     test('open sign-up creates a separate household and signs in', async () => {
       const c = new Client(server.url);
-      const res = await c.post('/api/signup', { username: 'newfamily', password: PASSWORD, household_name: 'New family' });
+      const res = await c.post('/api/signup', {
+        username: 'newfamily',
+        password: PASSWORD,
+        household_name: 'New family',
+      });
       assert.equal(res.status, 201);
       assert.equal(res.body.role, 'owner');
       assert.equal(res.body.household.name, 'New family');
@@ -179,7 +226,11 @@ for (const db of testDatabases()) {
       const boss = new Client(server.url);
       const bossSession = await boss.signIn('boss', 'bootstrap-password-1');
       assert.notEqual(bossSession.body.household.id, res.body.household.id);
-      const taken = await new Client(server.url).post('/api/signup', { username: 'NEWFAMILY', password: PASSWORD, household_name: 'Again' });
+      const taken = await new Client(server.url).post('/api/signup', {
+        username: 'NEWFAMILY',
+        password: PASSWORD,
+        household_name: 'Again',
+      });
       assert.equal(taken.status, 409);
     });
   });

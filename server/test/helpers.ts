@@ -25,7 +25,9 @@ let announced = false;
 export function announcePostgres(): void {
   if (announced || process.env.HEARTH_TEST_DATABASE_URL) return;
   announced = true;
-  console.log('# skipping PostgreSQL runs: HEARTH_TEST_DATABASE_URL is not set (.ci/run sets it when PostgreSQL answers)');
+  console.log(
+    '# skipping PostgreSQL runs: HEARTH_TEST_DATABASE_URL is not set (.ci/run sets it when PostgreSQL answers)',
+  );
 }
 
 export async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -38,14 +40,19 @@ export async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => 
   }
 }
 
-export async function createPostgresDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPostgresDatabase(
+  adminUrl: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `hearth_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 
@@ -55,7 +62,10 @@ export interface TestServer extends RunningServer {
 }
 
 /** The real server on a random port, on a fresh temporary SQLite file or PostgreSQL database. */
-export async function startTestServer(db: TestDatabase = { name: 'sqlite' }, env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  db: TestDatabase = { name: 'sqlite' },
+  env: Record<string, string> = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
   const pgDb = db.name === 'postgres' && db.adminUrl ? await createPostgresDatabase(db.adminUrl) : null;
   const config = loadConfig({
@@ -96,7 +106,13 @@ export class Client {
   async request<T = any>(
     method: string,
     url: string,
-    options: { json?: unknown; form?: Record<string, string>; raw?: string; headers?: Record<string, string>; csrf?: boolean } = {},
+    options: {
+      json?: unknown;
+      form?: Record<string, string>;
+      raw?: string;
+      headers?: Record<string, string>;
+      csrf?: boolean;
+    } = {},
   ): Promise<Reply<T>> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined;
@@ -111,7 +127,8 @@ export class Client {
     }
     if (this.cookie) headers.cookie = this.cookie;
     const changing = !['GET', 'HEAD', 'OPTIONS'].includes(method);
-    if (changing && this.csrf && options.csrf !== false && !('x-csrftoken' in headers)) headers['x-csrftoken'] = this.csrf;
+    if (changing && this.csrf && options.csrf !== false && !('x-csrftoken' in headers))
+      headers['x-csrftoken'] = this.csrf;
     const res = await fetch(this.baseUrl + url, { method, headers, body, redirect: 'manual' });
     const setCookie = res.headers.get('set-cookie');
     if (setCookie?.startsWith('hearth_session=')) {
@@ -120,7 +137,8 @@ export class Client {
     }
     const text = await res.text();
     let parsed: unknown = text;
-    if ((res.headers.get('content-type') ?? '').includes('application/json') && text) parsed = JSON.parse(text);
+    if ((res.headers.get('content-type') ?? '').includes('application/json') && text)
+      parsed = JSON.parse(text);
     const reply = { status: res.status, headers: res.headers, body: parsed as T, text };
     const csrf = (parsed as { csrf_token?: unknown } | null)?.csrf_token;
     if (typeof csrf === 'string' && res.ok) this.csrf = csrf;
@@ -128,7 +146,8 @@ export class Client {
   }
 
   get = <T = any>(url: string, headers?: Record<string, string>) => this.request<T>('GET', url, { headers });
-  post = <T = any>(url: string, json?: unknown) => this.request<T>('POST', url, json === undefined ? {} : { json });
+  post = <T = any>(url: string, json?: unknown) =>
+    this.request<T>('POST', url, json === undefined ? {} : { json });
   patch = <T = any>(url: string, json?: unknown) => this.request<T>('PATCH', url, { json });
   delete = <T = any>(url: string) => this.request<T>('DELETE', url);
 
@@ -158,7 +177,8 @@ export async function createHousehold(server: TestServer, name = 'Household'): P
   const username = uniqueName('owner');
   const body = { username, password: PASSWORD, household_name: name };
   const res = await client.post('/api/setup', body);
-  if (res.status === 201) return { client, householdId: res.body.household.id, parentId: res.body.parent.id, username };
+  if (res.status === 201)
+    return { client, householdId: res.body.household.id, parentId: res.body.parent.id, username };
   if (res.status !== 409) throw new Error(`could not set up: ${res.status} ${res.text}`);
   await server.services.auth.createHouseholdWithOwner(body, false);
   const signed = await client.signIn(username, PASSWORD);
@@ -174,7 +194,12 @@ export async function addParent(
   children: { managed_user_id: string; can_view: boolean; can_manage_policies: boolean }[] = [],
 ): Promise<Client> {
   const username = uniqueName(role);
-  const res = await owner.client.post('/api/household/parents', { username, password: PASSWORD, role, children });
+  const res = await owner.client.post('/api/household/parents', {
+    username,
+    password: PASSWORD,
+    role,
+    children,
+  });
   if (res.status !== 201) throw new Error(`could not add parent: ${res.status} ${res.text}`);
   const client = new Client(server.url);
   const signed = await client.signIn(username, PASSWORD);
@@ -214,9 +239,21 @@ export async function createDevice(
 }
 
 /** Records a day of use for a device account, as the agent channel's usage reports will. */
-export async function recordUsage(server: RunningServer, systemId: string, linuxUsername: string, date: string, seconds: number) {
+export async function recordUsage(
+  server: RunningServer,
+  systemId: string,
+  linuxUsername: string,
+  date: string,
+  seconds: number,
+) {
   await server.services.db.kysely
     .insertInto('usage_day')
-    .values({ system_id: systemId, linux_username: linuxUsername, date, seconds_used: seconds, updated_at: nowIso() })
+    .values({
+      system_id: systemId,
+      linux_username: linuxUsername,
+      date,
+      seconds_used: seconds,
+      updated_at: nowIso(),
+    })
     .execute();
 }

@@ -24,12 +24,23 @@ for (const db of testDatabases()) {
     });
     after(() => server.close());
 
-    const names = async (h: Household) => (await h.client.get('/api/users')).body.items.map((u: { name: string }) => u.name);
+    const names = async (h: Household) =>
+      (await h.client.get('/api/users')).body.items.map((u: { name: string }) => u.name);
 
     test('a child created with JSON answers 201 with the full shape and lists newest first', async () => {
-      const ann = await home.client.post('/api/user/create', { name: '  Ann  ', overlay_age_tier: 'under8', overlay_parent_note: 'Love you' });
+      const ann = await home.client.post('/api/user/create', {
+        name: '  Ann  ',
+        overlay_age_tier: 'under8',
+        overlay_parent_note: 'Love you',
+      });
       assert.equal(ann.status, 201);
-      assert.deepEqual(Object.keys(ann.body).sort(), ['id', 'mappings', 'name', 'overlay_age_tier', 'overlay_parent_note']);
+      assert.deepEqual(Object.keys(ann.body).sort(), [
+        'id',
+        'mappings',
+        'name',
+        'overlay_age_tier',
+        'overlay_parent_note',
+      ]);
       assert.equal(ann.body.name, 'Ann');
       assert.equal(ann.body.overlay_age_tier, 'under8');
       assert.equal(ann.body.overlay_parent_note, 'Love you');
@@ -51,7 +62,10 @@ for (const db of testDatabases()) {
       const id = location.split('/').pop();
       assert.equal((await home.client.get(`/api/user/${id}`)).body.name, 'Cara');
 
-      const json = await home.client.request('POST', '/managed-users/add', { form: { name: 'Dan' }, headers: { accept: 'application/json' } });
+      const json = await home.client.request('POST', '/managed-users/add', {
+        form: { name: 'Dan' },
+        headers: { accept: 'application/json' },
+      });
       assert.equal(json.status, 201);
       assert.equal(json.body.name, 'Dan');
       const jsonBody = await home.client.post('/managed-users/add', { name: 'Eve' });
@@ -76,15 +90,26 @@ for (const db of testDatabases()) {
         assert.equal(res.body.error.code, 'invalid_request', label);
         assert.equal(typeof res.body.error.message, 'string');
       }
-      const malformed = await home.client.request('POST', '/api/user/create', { raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+      const malformed = await home.client.request('POST', '/api/user/create', {
+        raw: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(malformed.status, 400);
       assert.equal(malformed.body.error.code, 'invalid_request');
-      const formArray = await home.client.request('POST', '/managed-users/add', { raw: 'name=a&name=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const formArray = await home.client.request('POST', '/managed-users/add', {
+        raw: 'name=a&name=b',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assert.equal(formArray.status, 400);
-      const oversize = await home.client.request('POST', '/api/user/create', { json: { name: 'X', overlay_parent_note: 'n'.repeat(1024 * 1024 + 10) } });
+      const oversize = await home.client.request('POST', '/api/user/create', {
+        json: { name: 'X', overlay_parent_note: 'n'.repeat(1024 * 1024 + 10) },
+      });
       assert.equal(oversize.status, 413);
       assert.equal(oversize.body.error.code, 'payload_too_large');
-      const xml = await home.client.request('POST', '/api/user/create', { raw: '<name>X</name>', headers: { 'content-type': 'application/xml' } });
+      const xml = await home.client.request('POST', '/api/user/create', {
+        raw: '<name>X</name>',
+        headers: { 'content-type': 'application/xml' },
+      });
       assert.equal(xml.status, 400);
       assert.deepEqual(await names(home), before);
     });
@@ -92,11 +117,22 @@ for (const db of testDatabases()) {
     test('the overlay card: set, partially update, clear with null, and validate exactly', async () => {
       const child = (await home.client.post('/api/user/create', { name: 'Finn' })).body;
       const url = `/managed-users/${child.id}/overlay`;
-      let res = await home.client.patch(url, { overlay_age_tier: 'teen', overlay_parent_note: 'Back at 7, love Mum' });
+      let res = await home.client.patch(url, {
+        overlay_age_tier: 'teen',
+        overlay_parent_note: 'Back at 7, love Mum',
+      });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { id: child.id, overlay_age_tier: 'teen', overlay_parent_note: 'Back at 7, love Mum' });
+      assert.deepEqual(res.body, {
+        id: child.id,
+        overlay_age_tier: 'teen',
+        overlay_parent_note: 'Back at 7, love Mum',
+      });
       res = await home.client.patch(url, { overlay_age_tier: 'eight12' });
-      assert.deepEqual(res.body, { id: child.id, overlay_age_tier: 'eight12', overlay_parent_note: 'Back at 7, love Mum' });
+      assert.deepEqual(res.body, {
+        id: child.id,
+        overlay_age_tier: 'eight12',
+        overlay_parent_note: 'Back at 7, love Mum',
+      });
       res = await home.client.patch(url, {});
       assert.equal(res.body.overlay_age_tier, 'eight12');
       res = await home.client.patch(url, { overlay_parent_note: 'n'.repeat(500) });
@@ -119,7 +155,11 @@ for (const db of testDatabases()) {
       const stored = (await home.client.get(`/api/user/${child.id}`)).body;
       assert.equal(stored.overlay_age_tier, null);
       assert.equal(stored.overlay_parent_note, null);
-      assert.equal((await home.client.patch('/managed-users/no-such-child/overlay', { overlay_age_tier: 'teen' })).status, 404);
+      assert.equal(
+        (await home.client.patch('/managed-users/no-such-child/overlay', { overlay_age_tier: 'teen' }))
+          .status,
+        404,
+      );
     });
 
     test('mappings: add by JSON or form, list with device details, refuse duplicates and unknown devices', async () => {
@@ -128,48 +168,89 @@ for (const db of testDatabases()) {
       const url = `/managed-users/${child.id}/mappings/add`;
       const res = await home.client.post(url, { system_id: device.system_id, linux_username: 'gus' });
       assert.equal(res.status, 201);
-      assert.deepEqual(Object.keys(res.body).sort(), ['id', 'linux_username', 'managed_user_id', 'system_id']);
+      assert.deepEqual(Object.keys(res.body).sort(), [
+        'id',
+        'linux_username',
+        'managed_user_id',
+        'system_id',
+      ]);
       assert.equal(res.body.managed_user_id, child.id);
 
-      const list = (await home.client.get('/api/users')).body.items.find((u: { id: string }) => u.id === child.id);
-      assert.deepEqual(list.mappings, [{ id: res.body.id, system_id: device.system_id, hostname: 'den-pc', platform: 'linux', linux_username: 'gus' }]);
+      const list = (await home.client.get('/api/users')).body.items.find(
+        (u: { id: string }) => u.id === child.id,
+      );
+      assert.deepEqual(list.mappings, [
+        {
+          id: res.body.id,
+          system_id: device.system_id,
+          hostname: 'den-pc',
+          platform: 'linux',
+          linux_username: 'gus',
+        },
+      ]);
 
       const dup = await home.client.post(url, { system_id: device.system_id, linux_username: 'gus' });
       assert.equal(dup.status, 409);
       assert.equal(dup.body.error.code, 'conflict');
       const other = (await home.client.post('/api/user/create', { name: 'Hal' })).body;
-      const stolen = await home.client.post(`/managed-users/${other.id}/mappings/add`, { system_id: device.system_id, linux_username: 'gus' });
+      const stolen = await home.client.post(`/managed-users/${other.id}/mappings/add`, {
+        system_id: device.system_id,
+        linux_username: 'gus',
+      });
       assert.equal(stolen.status, 409);
 
-      const form = await home.client.request('POST', url, { form: { system_id: device.system_id, linux_username: 'gus2' } });
+      const form = await home.client.request('POST', url, {
+        form: { system_id: device.system_id, linux_username: 'gus2' },
+      });
       assert.equal(form.status, 303);
       assert.equal(form.headers.get('location'), `/children/${child.id}`);
 
-      const unknown = await home.client.post(url, { system_id: '7b0c8f5e-4a44-4c4f-9f65-0d8f3c1e2a10', linux_username: 'gus' });
-      assert.equal((await home.client.post(url, { system_id: 'not-a-uuid', linux_username: 'gus' })).status, 400);
+      const unknown = await home.client.post(url, {
+        system_id: '7b0c8f5e-4a44-4c4f-9f65-0d8f3c1e2a10',
+        linux_username: 'gus',
+      });
+      assert.equal(
+        (await home.client.post(url, { system_id: 'not-a-uuid', linux_username: 'gus' })).status,
+        400,
+      );
       assert.equal(unknown.status, 404);
       assert.equal(unknown.body.error.code, 'not_found');
-      for (const body of [{ system_id: device.system_id }, { system_id: device.system_id, linux_username: 'has space' }, { system_id: device.system_id, linux_username: 'x', extra: 1 }]) {
+      for (const body of [
+        { system_id: device.system_id },
+        { system_id: device.system_id, linux_username: 'has space' },
+        { system_id: device.system_id, linux_username: 'x', extra: 1 },
+      ]) {
         assert.equal((await home.client.post(url, body)).status, 400, JSON.stringify(body));
       }
-      const noChild = await home.client.post('/managed-users/nope/mappings/add', { system_id: device.system_id, linux_username: 'zed' });
+      const noChild = await home.client.post('/managed-users/nope/mappings/add', {
+        system_id: device.system_id,
+        linux_username: 'zed',
+      });
       assert.equal(noChild.status, 404);
       assert.equal((await home.client.get(`/api/user/${child.id}`)).body.mappings.length, 2);
     });
 
     test('validate flags unapproved devices and accounts the device never reported', async () => {
       const child = (await home.client.post('/api/user/create', { name: 'Ivy' })).body;
-      const good = await createDevice(server, home.householdId, { linux_users: JSON.stringify([{ username: 'ivy' }]) });
-      const pending = await createDevice(server, home.householdId, { status: 'pending', linux_users: JSON.stringify([{ username: 'ivy' }]) });
+      const good = await createDevice(server, home.householdId, {
+        linux_users: JSON.stringify([{ username: 'ivy' }]),
+      });
+      const pending = await createDevice(server, home.householdId, {
+        status: 'pending',
+        linux_users: JSON.stringify([{ username: 'ivy' }]),
+      });
       const url = `/managed-users/${child.id}/mappings/add`;
       const m1 = (await home.client.post(url, { system_id: good.system_id, linux_username: 'ivy' })).body;
       let res = await home.client.get(`/users/validate/${child.id}`);
       assert.deepEqual(res.body, {
         user_id: child.id,
         valid: true,
-        mappings: [{ id: m1.id, system_id: good.system_id, linux_username: 'ivy', valid: true, problems: [] }],
+        mappings: [
+          { id: m1.id, system_id: good.system_id, linux_username: 'ivy', valid: true, problems: [] },
+        ],
       });
-      const m2 = (await home.client.post(url, { system_id: pending.system_id, linux_username: 'ivy-school' })).body;
+      const m2 = (await home.client.post(url, { system_id: pending.system_id, linux_username: 'ivy-school' }))
+        .body;
       res = await home.client.get(`/users/validate/${child.id}`);
       assert.equal(res.body.valid, false);
       const second = res.body.mappings.find((m: { id: string }) => m.id === m2.id);
@@ -179,10 +260,21 @@ for (const db of testDatabases()) {
 
     test("usage and stats add up the child's accounts across devices", async () => {
       const child = (await home.client.post('/api/user/create', { name: 'Jo' })).body;
-      const a = await createDevice(server, home.householdId, { linux_users: JSON.stringify([{ username: 'jo' }]) });
-      const b = await createDevice(server, home.householdId, { platform: 'android', linux_users: JSON.stringify([{ username: 'jo-phone' }]) });
-      await home.client.post(`/managed-users/${child.id}/mappings/add`, { system_id: a.system_id, linux_username: 'jo' });
-      await home.client.post(`/managed-users/${child.id}/mappings/add`, { system_id: b.system_id, linux_username: 'jo-phone' });
+      const a = await createDevice(server, home.householdId, {
+        linux_users: JSON.stringify([{ username: 'jo' }]),
+      });
+      const b = await createDevice(server, home.householdId, {
+        platform: 'android',
+        linux_users: JSON.stringify([{ username: 'jo-phone' }]),
+      });
+      await home.client.post(`/managed-users/${child.id}/mappings/add`, {
+        system_id: a.system_id,
+        linux_username: 'jo',
+      });
+      await home.client.post(`/managed-users/${child.id}/mappings/add`, {
+        system_id: b.system_id,
+        linux_username: 'jo-phone',
+      });
       const today = new Date().toISOString().slice(0, 10);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
       await recordUsage(server, a.system_id, 'jo', today, 1200);
@@ -228,16 +320,43 @@ for (const db of testDatabases()) {
       const readOnly = await member.patch(`/managed-users/${seen.id}/overlay`, { overlay_age_tier: 'teen' });
       assert.equal(readOnly.status, 403);
       assert.equal(readOnly.body.error.code, 'forbidden');
-      assert.equal((await member.post(`/managed-users/${seen.id}/mappings/add`, { system_id: device.system_id, linux_username: 's' })).status, 403);
-      assert.equal((await member.patch(`/managed-users/${managed.id}/overlay`, { overlay_age_tier: 'teen' })).status, 200);
-      assert.equal((await member.post(`/managed-users/${managed.id}/mappings/add`, { system_id: device.system_id, linux_username: 'm' })).status, 201);
+      assert.equal(
+        (
+          await member.post(`/managed-users/${seen.id}/mappings/add`, {
+            system_id: device.system_id,
+            linux_username: 's',
+          })
+        ).status,
+        403,
+      );
+      assert.equal(
+        (await member.patch(`/managed-users/${managed.id}/overlay`, { overlay_age_tier: 'teen' })).status,
+        200,
+      );
+      assert.equal(
+        (
+          await member.post(`/managed-users/${managed.id}/mappings/add`, {
+            system_id: device.system_id,
+            linux_username: 'm',
+          })
+        ).status,
+        201,
+      );
 
-      for (const path of [`/api/user/${hidden.id}`, `/api/user/${hidden.id}/usage`, `/api/user/${hidden.id}/stats`, `/users/validate/${hidden.id}`]) {
+      for (const path of [
+        `/api/user/${hidden.id}`,
+        `/api/user/${hidden.id}/usage`,
+        `/api/user/${hidden.id}/stats`,
+        `/users/validate/${hidden.id}`,
+      ]) {
         const res = await member.get(path);
         assert.equal(res.status, 404, path);
         assert.equal(res.body.error.code, 'not_found');
       }
-      assert.equal((await member.patch(`/managed-users/${hidden.id}/overlay`, { overlay_age_tier: 'teen' })).status, 404);
+      assert.equal(
+        (await member.patch(`/managed-users/${hidden.id}/overlay`, { overlay_age_tier: 'teen' })).status,
+        404,
+      );
 
       const create = await member.post('/api/user/create', { name: 'Sneaky' });
       assert.equal(create.status, 403);

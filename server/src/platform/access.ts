@@ -61,17 +61,23 @@ export function requireSession(request: FastifyRequest): SessionAuth {
 /** Default-deny: a route registered without an access declaration stops the app from starting. */
 export function installAccessControl(app: FastifyInstance, options: AccessOptions): void {
   app.decorateRequest('auth', null);
+  const table: DeclaredRoute[] = [];
+  app.decorate('routeTable', table);
 
   app.addHook('onRoute', (route) => {
-    const access = route.config?.access;
-    if (access) return;
-    if (options.publicPrefixes.some((p) => route.url.startsWith(p))) {
-      route.config = { ...(route.config ?? {}), access: 'public' };
-      return;
+    let access = route.config?.access;
+    if (!access && options.publicPrefixes.some((p) => route.url.startsWith(p))) {
+      access = 'public';
+      route.config = { ...(route.config ?? {}), access };
     }
-    throw new Error(
-      `Route ${String(route.method)} ${route.url} declares no access (config.access); refusing to start.`,
-    );
+    if (!access) {
+      throw new Error(
+        `Route ${String(route.method)} ${route.url} declares no access (config.access); refusing to start.`,
+      );
+    }
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      if (method !== 'HEAD') table.push({ method, url: route.url, access });
+    }
   });
 
   app.addHook('onRequest', async (request) => {

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig, loadDotEnv } from './config.js';
+
+describe('configuration', () => {
+  test('defaults: port 8080 on loopback, SQLite in ./data, sign-up off', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.dataDir, path.resolve('data'));
+    assert.equal(config.databaseUrl, null);
+    assert.equal(config.redisUrl, null);
+    assert.equal(config.openSignup, false);
+    assert.deepEqual(config.fetchAllowCidrs, []);
+  });
+
+  test('reads every documented variable', () => {
+    const config = loadConfig({
+      HEARTH_PORT: '9000',
+      HEARTH_HOST: '0.0.0.0',
+      HEARTH_DATA_DIR: '/tmp/hearth-data',
+      HEARTH_DATABASE_URL: 'postgres://u@db/hearth',
+      HEARTH_REDIS_URL: 'redis://cache:6379',
+      HEARTH_BOOTSTRAP_ADMIN: 'mum:a:password:with:colons',
+      HEARTH_AGENT_TOKEN: 'agent-token',
+      HEARTH_OPEN_SIGNUP: 'ON',
+      HEARTH_PUBLIC_URL: 'https://hearth.example/',
+      HEARTH_SECRET_KEY: 'k'.repeat(40),
+      HEARTH_FETCH_ALLOW_CIDRS: '192.168.1.0/24, fd00::/8',
+    });
+    assert.equal(config.port, 9000);
+    assert.deepEqual(config.bootstrapAdmin, { username: 'mum', password: 'a:password:with:colons' });
+    assert.equal(config.openSignup, true);
+    assert.equal(config.publicUrl, 'https://hearth.example');
+    assert.deepEqual(config.fetchAllowCidrs, ['192.168.1.0/24', 'fd00::/8']);
+  });
+
+  test('boolean words true, 1, yes, on mean on', () => {
+    for (const v of ['true', '1', 'yes', 'on', 'TRUE'])
+      assert.equal(loadConfig({ HEARTH_OPEN_SIGNUP: v }).openSignup, true, v);
+    for (const v of ['false', '0', 'no', 'off'])
+      assert.equal(loadConfig({ HEARTH_OPEN_SIGNUP: v }).openSignup, false, v);
+  });
+
+  test('every bad value is reported at once, each in its own words', () => {
+    try {
+      loadConfig({
+        HEARTH_PORT: 'eighty',
+        HEARTH_DATABASE_URL: 'mysql://x',
+        HEARTH_REDIS_URL: 'http://x',
+        HEARTH_BOOTSTRAP_ADMIN: 'mum:short',
+        HEARTH_OPEN_SIGNUP: 'maybe',
+        HEARTH_PUBLIC_URL: 'ftp://x',
+        HEARTH_SECRET_KEY: 'tiny',
+        HEARTH_FETCH_ALLOW_CIDRS: '10.0.0.0/33,nonsense',
+        HEARTH_LOG_LEVEL: 'loud',
+      });
+      assert.fail('expected a ConfigError');
+    } catch (err) {
+      assert.ok(err instanceof ConfigError);
+      const text = err.problems.join('\n');
+      for (const name of [
+        'HEARTH_PORT',
+        'HEARTH_DATABASE_URL',
+        'HEARTH_REDIS_URL',
+        'HEARTH_BOOTSTRAP_ADMIN',
+        'HEARTH_OPEN_SIGNUP',
+        'HEARTH_PUBLIC_URL',
+        'HEARTH_SECRET_KEY',
+        'HEARTH_LOG_LEVEL',
+      ]) {
+        assert.match(text, new RegExp(name), name);
+      }
+      assert.equal(err.problems.filter((p) => p.includes('HEARTH_FETCH_ALLOW_CIDRS')).length, 2);
+    }
+  });
+
+  test('a port out of range is refused', () => {
+    assert.throws(() => loadConfig({ HEARTH_PORT: '70000' }), /HEARTH_PORT/);
+  });
+
+  test('a .env file fills only what the environment leaves unset', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hearth-env-'));
+    const file = path.join(dir, '.env');
+    writeFileSync(file, '# comment\nHEARTH_PORT=9100\nHEARTH_HOST="0.0.0.0"\nHEARTH_LOG_LEVEL=debug\n');
+    const env: NodeJS.ProcessEnv = { HEARTH_LOG_LEVEL: 'warn' };
+    loadDotEnv(file, env);
+    assert.equal(env.HEARTH_PORT, '9100');
+    assert.equal(env.HEARTH_HOST, '0.0.0.0');
+    assert.equal(env.HEARTH_LOG_LEVEL, 'warn');
+  });
+});

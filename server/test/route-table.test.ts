@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  announcePostgres,
+  Client,
+  createDevice,
+  createHousehold,
+  type Household,
+  type Reply,
+  startTestServer,
+  type TestServer,
+  testDatabases,
+} from './helpers.js';
+
+announcePostgres();
+
+/** What household A owns; household B must not reach any of it. */
+interface World {
+  server: TestServer;
+  a: Household;
+  b: Household;
+  aChildId: string;
+  aParentId: string;
+  aDeviceId: string;
+  bChildId: string;
+}
+
+type Case = (w: World) => Promise<void>;
+
+const expect404 = (res: Reply, label: string) => {
+  assert.equal(res.status, 404, `${label}: ${res.status} ${res.text}`);
+  assert.equal(res.body.error.code, 'not_found', label);
+};
+
+/**
+ * One entry per session route: how another household tries to reach household A's data through it.
+ * The test below fails when a session route has no entry here, so every new route must add one.
+ */
+const CROSS_HOUSEHOLD: Record<string, Case> = {
+  'GET /api/session': async ({ b }) => {
+    const res = await b.client.get('/api/session');
+    assert.equal(res.body.household.id, b.householdId);
+  },
+  'DELETE /api/session': async ({ server, a }) => {
+    // Signing out touches only the caller's own session.
+    const other = new Client(server.url);
+    await other.signIn(a.username, 'correct horse battery staple');
+    await other.delete('/api/session');
+    assert.equal((await a.client.get('/api/session')).status, 200);
+  },
+  'GET /api/users': async ({ b, aChildId }) => {
+    const ids = (await b.client.get('/api/users')).body.items.map((u: { id: string }) => u.id);
+    assert.ok(!ids.includes(aChildId));
+  },
+  'GET /api/user/:id': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/api/user/${aChildId}`), 'get child'),
+  'POST /api/user/create': async ({ a, b }) => {
+    const made = (await b.client.post('/api/user/create', { name: 'B-only' })).body;
+    const ids = (await a.client.get('/api/users')).body.items.map((u: { id: string }) => u.id);
+    assert.ok(!ids.includes(made.id));
+  },
+  'POST /managed-users/add': async ({ a, b }) => {
+    const made = (await b.client.post('/managed-users/add', { name: 'B-form' })).body;
+    const ids = (await a.client.get('/api/users')).body.items.map((u: { id: string }) => u.id);
+    assert.ok(!ids.includes(made.id));
+  },
+  'POST /managed-users/:id/mappings/add': async ({ b, aChildId, aDeviceId, bChildId }) => {
+    expect404(
+      await b.client.post(`/managed-users/${aChildId}/mappings/add`, {
+        system_id: aDeviceId,
+        linux_username: 'x',
+      }),
+      'foreign child',
+    );
+    expect404(
+      await b.client.post(`/managed-users/${bChildId}/mappings/add`, {
+        system_id: aDeviceId,
+        linux_username: 'x',
+      }),
+      'foreign device',
+    );
+  },
+  'GET /users/validate/:id': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/users/validate/${aChildId}`), 'validate'),
+  'PATCH /managed-users/:user_id/overlay': async ({ a, b, aChildId }) => {
+    expect404(
+      await b.client.patch(`/managed-users/${aChildId}/overlay`, { overlay_parent_note: 'hijacked' }),
+      'overlay',
+    );
+    assert.equal((await a.client.get(`/api/user/${aChildId}`)).body.overlay_parent_note, null);
+  },
+  'GET /api/user/:id/usage': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/api/user/${aChildId}/usage`), 'usage'),
+  'GET /api/user/:id/stats': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/api/user/${aChildId}/stats`), 'stats'),
+  'GET /api/household/parents': async ({ b, aParentId }) => {
+    const ids = (await b.client.get('/api/household/parents')).body.items.map((p: { id: string }) => p.id);
+    assert.ok(!ids.includes(aParentId));
+  },
+  'POST /api/household/parents': async ({ b, aChildId }) => {
+    const res = await b.client.post('/api/household/parents', {
+      username: 'b-helper',
+      password: 'correct horse battery staple',
+      role: 'member',
+      children: [{ managed_user_id: aChildId, can_view: true, can_manage_policies: true }],
+    });
+    expect404(res, 'grant on foreign child');
+  },
+  'PATCH /api/household/parents/:id': async ({ b, aParentId }) =>
+    expect404(
+      await b.client.patch(`/api/household/parents/${aParentId}`, { role: 'member' }),
+      'patch foreign parent',
+    ),
+};
+
+const fill = (url: string, w: World) =>
+  url
+    .replace(':user_id', w.aChildId)
+    .replace(':id', url.startsWith('/api/household/parents') ? w.aParentId : w.aChildId);
+
+for (const db of testDatabases()) {
+  describe(`route table (${db.name})`, () => {
+    let world: World;
+    before(async () => {
+      const server = await startTestServer(db);
+      const a = await createHousehold(server, 'A');
+      const b = await createHousehold(server, 'B');
+      const aChild = (await a.client.post('/api/user/create', { name: 'A child' })).body;
+      const bChild = (await b.client.post('/api/user/create', { name: 'B child' })).body;
+      const device = await createDevice(server, a.householdId);
+      await a.client.post(`/managed-users/${aChild.id}/mappings/add`, {
+        system_id: device.system_id,
+        linux_username: 'ann',
+      });
+      world = {
+        server,
+        a,
+        b,
+        aChildId: aChild.id,
+        aParentId: a.parentId,
+        aDeviceId: device.system_id,
+        bChildId: bChild.id,
+      };
+    });
+    after(() => world.server.close());
+
+    const sessionRoutes = () => world.server.app.routeTable.filter((r) => r.access.startsWith('session'));
+
+    test('every route declares its access, and every session route has a cross-household case', () => {
+      const routes = world.server.app.routeTable;
+      assert.ok(routes.length > 10);
+      const missing = sessionRoutes()
+        .map((r) => `${r.method} ${r.url}`)
+        .filter((key) => !(key in CROSS_HOUSEHOLD));
+      assert.deepEqual(missing, [], `session routes without a cross-household case: ${missing.join(', ')}`);
+    });
+
+    test("another household reaches none of household A's data through any session route", async () => {
+      for (const route of sessionRoutes()) {
+        const run = CROSS_HOUSEHOLD[`${route.method} ${route.url}`];
+        if (run) await run(world);
+      }
+    });
+
+    test('every session route answers 401 without a session, and 401 with a forged cookie', async () => {
+      for (const route of sessionRoutes()) {
+        const anon = new Client(world.server.url);
+        const res = await anon.request(
+          route.method,
+          fill(route.url, world),
+          route.method === 'GET' ? {} : { json: {} },
+        );
+        assert.equal(res.status, 401, `${route.method} ${route.url}`);
+        assert.equal(res.body.error.code, 'unauthenticated');
+        anon.cookie = 'hearth_session=forged-value';
+        assert.equal((await anon.request(route.method, fill(route.url, world))).status, 401);
+      }
+    });
+
+    test('every state-changing session route answers 403 csrf_failed without the token', async () => {
+      for (const route of sessionRoutes().filter((r) => r.method !== 'GET')) {
+        const res = await world.a.client.request(route.method, fill(route.url, world), {
+          json: {},
+          csrf: false,
+        });
+        assert.equal(res.status, 403, `${route.method} ${route.url}`);
+        assert.equal(res.body.error.code, 'csrf_failed');
+      }
+    });
+  });
+}
