@@ -28,6 +28,17 @@ function newest(dir) {
 const force = process.argv.includes('--force');
 run(bin('tsc'), ['-b', 'protocol', 'server']);
 
+const overlay = path.join(root, 'overlay');
+if (existsSync(path.join(overlay, 'package.json'))) {
+  const page = path.join(overlay, 'dist', 'blockedv2.html');
+  const stale =
+    force ||
+    !existsSync(page) ||
+    newest(overlay) > statSync(page).mtimeMs ||
+    newest(path.join(root, 'protocol', 'src')) > statSync(page).mtimeMs;
+  if (stale) run('npm', ['run', 'build', '--silent'], overlay);
+}
+
 const web = path.join(root, 'web');
 const index = path.join(web, 'dist', 'index.html');
 if (existsSync(path.join(web, 'index.html'))) {

@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { authRoutes } from './features/auth/routes.js';
 import { healthRoutes } from './features/health/routes.js';
 import { householdRoutes } from './features/household/routes.js';
+import { defaultOverlayDir, overlayRoutes } from './features/overlay/routes.js';
 import { userRoutes } from './features/users/routes.js';
 import { defaultWebDir, webRoutes } from './features/web/routes.js';
 import { installAccessControl } from './platform/access.js';
@@ -82,6 +83,7 @@ export async function buildApp({ config, services, logger }: BuildAppOptions): P
   authRoutes(app, services);
   householdRoutes(app, services);
   userRoutes(app, services);
+  overlayRoutes(app, config.overlayDir ?? defaultOverlayDir());
 
   return app;
 }

@@ -21,6 +21,8 @@ export interface Config {
   logLevel: string;
   /** Directory of the built admin UI; absent in API-only deployments. */
   webDir: string | null;
+  /** Directory of the built Hearth Space page. */
+  overlayDir: string | null;
 }
 
 export class ConfigError extends Error {
@@ -158,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nintendoApiBase: url('HEARTH_NINTENDO_API_BASE', 'https://api-lp1.pctl.srv.nintendo.net'),
     logLevel,
     webDir: get('HEARTH_WEB_DIR') ?? null,
+    overlayDir: get('HEARTH_OVERLAY_DIR') ?? null,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

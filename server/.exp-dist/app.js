@@ -1,0 +1,72 @@
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import { HEARTH_VERSION, LIMITS } from '@hearth/protocol';
+import Fastify, { LogController } from 'fastify';
+import { authRoutes } from './features/auth/routes.js';
+import { healthRoutes } from './features/health/routes.js';
+import { householdRoutes } from './features/household/routes.js';
+import { userRoutes } from './features/users/routes.js';
+import { defaultWebDir, webRoutes } from './features/web/routes.js';
+import { installAccessControl } from './platform/access.js';
+import { installErrorHandling, installValidators } from './platform/http.js';
+/** Builds the Fastify app from its parts; no side effects until `listen`. */
+export async function buildApp({ config, services, logger }) {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    bodyLimit: LIMITS.jsonBodyBytes,
+    // Per-request lines only when debugging: a busy household server should not log every poll.
+    logController: new LogController({
+      disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    }),
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider();
+  installValidators(app);
+  const fallbacks = [];
+  installErrorHandling(app, fallbacks);
+  // Cookies must be parsed before the access hook reads the session cookie.
+  await app.register(fastifyCookie);
+  installAccessControl(app, {
+    resolveSession: (cookie) => services.auth.resolveSession(cookie),
+    publicPrefixes: ['/api/docs'],
+  });
+  await app.register(fastifyFormbody, { bodyLimit: LIMITS.jsonBodyBytes });
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: {
+        title: 'Hearth',
+        version: HEARTH_VERSION,
+        description: 'Family device management: the parent-facing and agent REST API.',
+      },
+      components: {
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: 'hearth_session' },
+          csrf: { type: 'apiKey', in: 'header', name: 'X-CSRFToken' },
+          device: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const access = route.config?.access;
+      const security =
+        access === 'bearer'
+          ? [{ device: [] }]
+          : access?.startsWith('session')
+            ? [{ session: [], csrf: [] }]
+            : [];
+      return { schema: { ...schema, security }, url };
+    },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+  fallbacks.push(await webRoutes(app, config.webDir ?? defaultWebDir()));
+  app.get('/api/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+  healthRoutes(app, services);
+  authRoutes(app, services);
+  householdRoutes(app, services);
+  userRoutes(app, services);
+  return app;
+}
+//# sourceMappingURL=app.js.map

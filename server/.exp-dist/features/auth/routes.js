@@ -1,0 +1,138 @@
+import {
+  ErrorBody,
+  HEARTH_VERSION,
+  LIMITS,
+  SESSION_COOKIE,
+  SessionView,
+  SetupBody,
+  SetupState,
+  SignInBody,
+} from '@hearth/protocol';
+import { Type } from '@sinclair/typebox';
+import { requireSession } from '../../platform/access.js';
+import { notFound } from '../../platform/errors.js';
+import { sessionView } from './service.js';
+
+const tags = ['session'];
+const errors = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+  429: ErrorBody,
+};
+function setSessionCookie(request, reply, session) {
+  reply.setCookie(SESSION_COOKIE, session.cookie, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: request.protocol === 'https',
+    maxAge: LIMITS.sessionIdleDays * 24 * 60 * 60,
+  });
+}
+export function authRoutes(app, { auth, config }) {
+  app.get(
+    '/api/setup',
+    {
+      config: { access: 'public' },
+      schema: { tags, summary: 'Whether first-run setup is still needed', response: { 200: SetupState } },
+    },
+    async () => ({
+      setup_required: await auth.setupRequired(),
+      open_signup: config.openSignup,
+      version: HEARTH_VERSION,
+    }),
+  );
+  app.post(
+    '/api/setup',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Create the first household and its owner',
+        body: SetupBody,
+        response: { 201: SessionView, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { parentId } = await auth.createHouseholdWithOwner(request.body, true);
+      const session = await auth.issueSession(parentId);
+      setSessionCookie(request, reply, session);
+      return reply.code(201).send(session.view);
+    },
+  );
+  app.post(
+    '/api/signup',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Open sign-up (HEARTH_OPEN_SIGNUP): a new household and its owner',
+        body: SetupBody,
+        response: { 201: SessionView, ...errors },
+      },
+    },
+    async (request, reply) => {
+      if (!config.openSignup) throw notFound('Sign-up');
+      const { parentId } = await auth.createHouseholdWithOwner(request.body, false);
+      const session = await auth.issueSession(parentId);
+      setSessionCookie(request, reply, session);
+      return reply.code(201).send(session.view);
+    },
+  );
+  app.post(
+    '/api/session',
+    {
+      config: { access: 'public' },
+      schema: { tags, summary: 'Sign in', body: SignInBody, response: { 200: SessionView, ...errors } },
+    },
+    async (request, reply) => {
+      const session = await auth.signIn(request.ip, request.body.username, request.body.password);
+      setSessionCookie(request, reply, session);
+      return session.view;
+    },
+  );
+  app.post(
+    '/login',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Sign in from an HTML form; redirects to / on success',
+        body: SignInBody,
+        response: { 303: Type.Null(), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const session = await auth.signIn(request.ip, request.body.username, request.body.password);
+      setSessionCookie(request, reply, session);
+      return reply.redirect('/', 303);
+    },
+  );
+  app.get(
+    '/api/session',
+    {
+      config: { access: 'session' },
+      schema: { tags, summary: 'The signed-in parent', response: { 200: SessionView, 401: ErrorBody } },
+    },
+    async (request) => sessionView(requireSession(request)),
+  );
+  app.delete(
+    '/api/session',
+    {
+      config: { access: 'session' },
+      schema: {
+        tags,
+        summary: 'Sign out',
+        response: { 200: Type.Object({ signed_out: Type.Boolean() }), 401: ErrorBody, 403: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      await auth.signOut(requireSession(request).sessionId);
+      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      return { signed_out: true };
+    },
+  );
+}
+//# sourceMappingURL=routes.js.map

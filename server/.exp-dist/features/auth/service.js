@@ -1,0 +1,141 @@
+import { LIMITS } from '@hearth/protocol';
+import { nowIso } from '../../platform/clock.js';
+import { hashPassword, newId, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto.js';
+import { conflict, HttpError, invalidRequest, rateLimited } from '../../platform/errors.js';
+import { HouseholdRepository } from '../household/repository.js';
+import { SessionRepository } from './repository.js';
+
+const SIGN_IN_WINDOW_MS = 60_000;
+const IDLE_MS = LIMITS.sessionIdleDays * 24 * 60 * 60 * 1000;
+/** last_seen_at is refreshed at most this often, so a busy dashboard does not write on every request. */
+const TOUCH_EVERY_MS = 5 * 60 * 1000;
+export const usernameKey = (username) => username.trim().toLowerCase();
+export class AuthService {
+  db;
+  counters;
+  sessions;
+  households;
+  constructor(db, counters) {
+    this.db = db;
+    this.counters = counters;
+    this.sessions = new SessionRepository(db);
+    this.households = new HouseholdRepository(db);
+  }
+  async setupRequired() {
+    return (await this.households.countParents()) === 0;
+  }
+  /** Creates a household with its first owner. */
+  async createHouseholdWithOwner(input, onlyIfEmpty) {
+    if (input.password.length < LIMITS.passwordMinLength) {
+      throw invalidRequest(`The password must be at least ${LIMITS.passwordMinLength} characters.`);
+    }
+    const passwordHash = await hashPassword(input.password);
+    const at = nowIso();
+    const householdId = newId();
+    const parentId = newId();
+    return this.db.transaction().execute(async (trx) => {
+      const repo = new HouseholdRepository(trx);
+      if (onlyIfEmpty && (await repo.countParents()) > 0)
+        throw conflict('Hearth is already set up; sign in instead.');
+      if (await repo.usernameTaken(usernameKey(input.username)))
+        throw conflict('That username is already taken.');
+      await repo.createHousehold({
+        id: householdId,
+        name: input.household_name.trim(),
+        enrollment_token: randomToken(24),
+        created_at: at,
+      });
+      await repo.insertParent({
+        id: parentId,
+        household_id: householdId,
+        username: input.username.trim(),
+        username_key: usernameKey(input.username),
+        password_hash: passwordHash,
+        role: 'owner',
+        created_at: at,
+        updated_at: at,
+      });
+      return { householdId, parentId };
+    });
+  }
+  /** HEARTH_BOOTSTRAP_ADMIN: household "Home" and its owner, only while no parent exists. */
+  async bootstrapAdmin(username, password) {
+    if (!(await this.setupRequired())) return false;
+    try {
+      await this.createHouseholdWithOwner({ username, password, household_name: 'Home' }, true);
+      return true;
+    } catch (err) {
+      if (err instanceof HttpError && err.statusCode === 409) return false;
+      throw err;
+    }
+  }
+  async signIn(ip, username, password) {
+    const key = `signin:${ip}|${usernameKey(username)}`;
+    const window = await this.counters.peek(key);
+    if (window && window.count >= LIMITS.signInFailuresPerMinute) {
+      throw rateLimited(
+        Math.ceil((window.resetAt - Date.now()) / 1000),
+        'Too many failed sign-ins; please wait a minute and try again.',
+      );
+    }
+    const parent = await this.households.findParentByUsernameKey(usernameKey(username));
+    const ok = await verifyPassword(parent?.password_hash, password);
+    if (!parent || !ok) {
+      await this.counters.hit(key, SIGN_IN_WINDOW_MS);
+      throw new HttpError(401, 'invalid_credentials', 'The username or password is not right.');
+    }
+    return this.issueSession(parent.id);
+  }
+  async issueSession(parentId) {
+    const cookie = randomToken(32);
+    const csrf = randomToken(24);
+    const at = nowIso();
+    await this.sessions.insert({
+      id: sha256Hex(cookie),
+      parent_id: parentId,
+      csrf_token: csrf,
+      created_at: at,
+      last_seen_at: at,
+    });
+    const auth = await this.resolveSession(cookie);
+    if (!auth) throw new Error('session vanished right after creation');
+    return { cookie, view: sessionView(auth) };
+  }
+  async resolveSession(cookie) {
+    if (cookie.length > 128) return null;
+    const id = sha256Hex(cookie);
+    const row = await this.sessions.find(id);
+    if (!row) return null;
+    const lastSeen = Date.parse(row.last_seen_at);
+    const now = Date.now();
+    if (now - lastSeen > IDLE_MS) {
+      await this.sessions.delete(id);
+      return null;
+    }
+    if (now - lastSeen > TOUCH_EVERY_MS) await this.sessions.touch(id, new Date(now).toISOString());
+    return {
+      sessionId: row.session_id,
+      parentId: row.parent_id,
+      username: row.username,
+      householdId: row.household_id,
+      householdName: row.household_name,
+      role: row.role,
+      csrfToken: row.csrf_token,
+    };
+  }
+  async signOut(sessionId) {
+    await this.sessions.delete(sessionId);
+  }
+  async pruneIdleSessions() {
+    return this.sessions.deleteIdleBefore(new Date(Date.now() - IDLE_MS).toISOString());
+  }
+}
+export function sessionView(auth) {
+  return {
+    parent: { id: auth.parentId, username: auth.username },
+    household: { id: auth.householdId, name: auth.householdName },
+    role: auth.role,
+    csrf_token: auth.csrfToken,
+  };
+}
+//# sourceMappingURL=service.js.map

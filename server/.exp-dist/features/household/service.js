@@ -1,0 +1,114 @@
+import { isAdmin } from '../../platform/access.js';
+import { creationIso, nowIso } from '../../platform/clock.js';
+import { hashPassword, newId } from '../../platform/crypto.js';
+import { conflict, forbidden, notFound } from '../../platform/errors.js';
+import { SessionRepository } from '../auth/repository.js';
+import { usernameKey } from '../auth/service.js';
+import { UserRepository } from '../users/repository.js';
+import { HouseholdRepository } from './repository.js';
+export class HouseholdService {
+  db;
+  repo;
+  constructor(db) {
+    this.db = db;
+    this.repo = new HouseholdRepository(db);
+  }
+  async listParents(actor) {
+    const parents = await this.repo.listParents(actor.householdId);
+    return this.withChildren(actor.householdId, parents);
+  }
+  async getParent(actor, id) {
+    const parent = await this.repo.getParent(actor.householdId, id);
+    if (!parent) throw notFound('The parent');
+    const [view] = await this.withChildren(actor.householdId, [parent]);
+    if (!view) throw notFound('The parent');
+    return view;
+  }
+  /** Owners and admins hold every permission on every child; members hold what was granted. */
+  async withChildren(householdId, parents) {
+    const perms = await this.repo.permissionsOf(parents.filter((p) => !isAdmin(p.role)).map((p) => p.id));
+    const allChildren = parents.some((p) => isAdmin(p.role))
+      ? await new UserRepository(this.db).list(householdId)
+      : [];
+    return parents.map((p) => ({
+      id: p.id,
+      username: p.username,
+      role: p.role,
+      created_at: p.created_at,
+      children: isAdmin(p.role)
+        ? allChildren.map((c) => ({ managed_user_id: c.id, can_view: true, can_manage_policies: true }))
+        : perms
+            .filter((r) => r.parent_id === p.id)
+            .map((r) => ({
+              managed_user_id: r.managed_user_id,
+              can_view: r.can_view,
+              can_manage_policies: r.can_manage_policies,
+            })),
+    }));
+  }
+  /** Every child must belong to the household; managing policies implies seeing the child. */
+  async checkChildren(householdId, children) {
+    const byId = new Map();
+    for (const c of children) byId.set(c.managed_user_id, c);
+    const known = await new UserRepository(this.db).existingIds(householdId, [...byId.keys()]);
+    for (const id of byId.keys()) if (!known.has(id)) throw notFound(`The child ${id}`);
+    return [...byId.values()]
+      .map((c) => ({ ...c, can_view: c.can_view || c.can_manage_policies }))
+      .filter((c) => c.can_view || c.can_manage_policies);
+  }
+  static guardOwnerRole(actor, role) {
+    if (role === 'owner' && actor.role !== 'owner')
+      throw forbidden('Only an owner can make someone an owner.');
+  }
+  async createParent(actor, body) {
+    HouseholdService.guardOwnerRole(actor, body.role);
+    const children = await this.checkChildren(actor.householdId, body.children ?? []);
+    const passwordHash = await hashPassword(body.password);
+    const at = creationIso();
+    const id = newId();
+    await this.db.transaction().execute(async (trx) => {
+      const repo = new HouseholdRepository(trx);
+      if (await repo.usernameTaken(usernameKey(body.username)))
+        throw conflict('That username is already taken.');
+      await repo.insertParent({
+        id,
+        household_id: actor.householdId,
+        username: body.username.trim(),
+        username_key: usernameKey(body.username),
+        password_hash: passwordHash,
+        role: body.role,
+        created_at: at,
+        updated_at: at,
+      });
+      await repo.replacePermissions(id, body.role === 'member' ? children : []);
+    });
+    return this.getParent(actor, id);
+  }
+  async updateParent(actor, id, body) {
+    const target = await this.repo.getParent(actor.householdId, id);
+    if (!target) throw notFound('The parent');
+    if (target.role === 'owner' && actor.role !== 'owner')
+      throw forbidden('Only an owner can change an owner.');
+    HouseholdService.guardOwnerRole(actor, body.role);
+    const children = body.children ? await this.checkChildren(actor.householdId, body.children) : undefined;
+    const passwordHash = body.password ? await hashPassword(body.password) : undefined;
+    await this.db.transaction().execute(async (trx) => {
+      const repo = new HouseholdRepository(trx);
+      const role = body.role ?? target.role;
+      if (target.role === 'owner' && role !== 'owner' && (await repo.countOwners(actor.householdId)) <= 1) {
+        throw conflict('This is the last owner of the household; make someone else an owner first.');
+      }
+      await repo.updateParent(id, {
+        ...(body.role ? { role: body.role } : {}),
+        ...(passwordHash ? { password_hash: passwordHash } : {}),
+        updated_at: nowIso(),
+      });
+      if (role !== 'member') await repo.replacePermissions(id, []);
+      else if (children) await repo.replacePermissions(id, children);
+      // A new password signs the parent out everywhere else.
+      if (passwordHash) await new SessionRepository(trx).deleteForParent(id, actor.sessionId);
+    });
+    return this.getParent(actor, id);
+  }
+}
+//# sourceMappingURL=service.js.map

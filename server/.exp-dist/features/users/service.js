@@ -1,0 +1,210 @@
+import { isAdmin } from '../../platform/access.js';
+import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
+import { newId } from '../../platform/crypto.js';
+import { conflict, forbidden, notFound } from '../../platform/errors.js';
+import { DeviceRepository, parseLinuxUsers } from '../devices/repository.js';
+import { UserRepository } from './repository.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+function cleanNote(note) {
+  if (note === undefined || note === null) return note;
+  const trimmed = note.trim();
+  return trimmed === '' ? null : trimmed;
+}
+export class UserService {
+  users;
+  devices;
+  constructor(db) {
+    this.users = new UserRepository(db);
+    this.devices = new DeviceRepository(db);
+  }
+  /**
+   * The child if the parent may see it (404 otherwise, exactly like a missing child) and 403 when a
+   * member may see it but not change its policies.
+   */
+  async requireChild(actor, id, need) {
+    const child = await this.users.get(actor.householdId, id);
+    if (!child) throw notFound('The child');
+    if (isAdmin(actor.role)) return child;
+    const perm = await this.users.permission(actor.parentId, id);
+    if (!perm || (!perm.can_view && !perm.can_manage_policies)) throw notFound('The child');
+    if (need === 'manage' && !perm.can_manage_policies) {
+      throw forbidden('You can see this child but not change their settings; ask the household owner.');
+    }
+    return child;
+  }
+  async list(actor) {
+    const only = isAdmin(actor.role) ? undefined : await this.users.viewableIds(actor.parentId);
+    const rows = await this.users.list(actor.householdId, only);
+    const mappings = await this.users.mappingsOf(rows.map((r) => r.id));
+    const byUser = new Map();
+    for (const m of mappings) {
+      const list = byUser.get(m.managed_user_id) ?? [];
+      byUser.set(m.managed_user_id, list);
+      list.push({
+        id: m.id,
+        system_id: m.system_id,
+        hostname: m.hostname,
+        platform: m.platform,
+        linux_username: m.linux_username,
+      });
+    }
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      overlay_age_tier: r.overlay_age_tier,
+      overlay_parent_note: r.overlay_parent_note,
+      mappings: byUser.get(r.id) ?? [],
+    }));
+  }
+  async get(actor, id) {
+    const child = await this.requireChild(actor, id, 'view');
+    const mappings = await this.users.mappingsOf([id]);
+    return {
+      id: child.id,
+      name: child.name,
+      overlay_age_tier: child.overlay_age_tier,
+      overlay_parent_note: child.overlay_parent_note,
+      mappings: mappings.map((m) => ({
+        id: m.id,
+        system_id: m.system_id,
+        hostname: m.hostname,
+        platform: m.platform,
+        linux_username: m.linux_username,
+      })),
+    };
+  }
+  async create(actor, input) {
+    const at = creationIso();
+    const row = {
+      id: newId(),
+      household_id: actor.householdId,
+      name: input.name.trim(),
+      overlay_age_tier: input.overlay_age_tier ?? null,
+      overlay_parent_note: cleanNote(input.overlay_parent_note) ?? null,
+      created_at: at,
+      updated_at: at,
+    };
+    await this.users.insert(row);
+    return {
+      id: row.id,
+      name: row.name,
+      overlay_age_tier: row.overlay_age_tier,
+      overlay_parent_note: row.overlay_parent_note,
+      mappings: [],
+    };
+  }
+  async updateOverlay(actor, id, body) {
+    const child = await this.requireChild(actor, id, 'manage');
+    const changes = {};
+    if (body.overlay_age_tier !== undefined) changes.overlay_age_tier = body.overlay_age_tier;
+    const note = cleanNote(body.overlay_parent_note);
+    if (note !== undefined) changes.overlay_parent_note = note;
+    if (Object.keys(changes).length) await this.users.updateOverlay(id, { ...changes, updated_at: nowIso() });
+    const next = { ...child, ...changes };
+    return {
+      id: next.id,
+      overlay_age_tier: next.overlay_age_tier,
+      overlay_parent_note: next.overlay_parent_note,
+    };
+  }
+  async addMapping(actor, userId, body) {
+    await this.requireChild(actor, userId, 'manage');
+    const device = await this.devices.get(actor.householdId, body.system_id);
+    if (!device) throw notFound('The device');
+    const linuxUsername = body.linux_username.trim();
+    const existing = await this.users.findMapping(device.system_id, linuxUsername);
+    if (existing) {
+      throw conflict(
+        existing.managed_user_id === userId
+          ? 'This account on this device is already mapped to the child.'
+          : 'This account on this device is already mapped to another child.',
+      );
+    }
+    const row = {
+      id: newId(),
+      household_id: actor.householdId,
+      managed_user_id: userId,
+      system_id: device.system_id,
+      linux_username: linuxUsername,
+      created_at: creationIso(),
+    };
+    try {
+      await this.users.insertMapping(row);
+    } catch (err) {
+      // A concurrent request won the unique (device, account) slot.
+      if (await this.users.findMapping(device.system_id, linuxUsername))
+        throw conflict('This account on this device is already mapped.');
+      throw err;
+    }
+    return {
+      id: row.id,
+      system_id: row.system_id,
+      linux_username: row.linux_username,
+      managed_user_id: userId,
+    };
+  }
+  async validate(actor, userId) {
+    await this.requireChild(actor, userId, 'view');
+    const mappings = await this.users.mappingsOf([userId]);
+    const items = mappings.map((m) => {
+      const problems = [];
+      if (m.status !== 'approved') problems.push('device_not_approved');
+      if (!parseLinuxUsers(m.linux_users).some((u) => u.username === m.linux_username))
+        problems.push('account_not_reported');
+      return {
+        id: m.id,
+        system_id: m.system_id,
+        linux_username: m.linux_username,
+        valid: problems.length === 0,
+        problems,
+      };
+    });
+    return { user_id: userId, valid: items.every((i) => i.valid), mappings: items };
+  }
+  async usage(actor, userId) {
+    await this.requireChild(actor, userId, 'view');
+    const mappings = await this.users.mappingsOf([userId]);
+    const today = utcDay();
+    const rows = await this.users.usageOn(mappings, today, today);
+    const devices = mappings.map((m) => ({
+      system_id: m.system_id,
+      linux_username: m.linux_username,
+      seconds_used:
+        rows.find((r) => r.system_id === m.system_id && r.linux_username === m.linux_username)
+          ?.seconds_used ?? 0,
+    }));
+    return {
+      user_id: userId,
+      date: today,
+      used_seconds_today: devices.reduce((sum, d) => sum + d.seconds_used, 0),
+      // Allowances arrive with weekly schedules; until a schedule exists there is no limit.
+      limit_seconds: null,
+      remaining_seconds: null,
+      online: false,
+      devices,
+    };
+  }
+  async stats(actor, userId, days) {
+    await this.requireChild(actor, userId, 'view');
+    const mappings = await this.users.mappingsOf([userId]);
+    const now = Date.now();
+    const dates = Array.from({ length: days }, (_, i) => utcDay(new Date(now - (days - 1 - i) * DAY_MS)));
+    const rows = await this.users.usageOn(
+      mappings,
+      dates[0] ?? utcDay(),
+      dates[dates.length - 1] ?? utcDay(),
+    );
+    const perDay = new Map();
+    for (const r of rows) perDay.set(r.date, (perDay.get(r.date) ?? 0) + Number(r.seconds_used));
+    const series = dates.map((date) => ({ date, seconds_used: perDay.get(date) ?? 0 }));
+    const total = series.reduce((sum, d) => sum + d.seconds_used, 0);
+    return {
+      user_id: userId,
+      days: series,
+      total_seconds: total,
+      daily_average_seconds: Math.round(total / days),
+    };
+  }
+}
+//# sourceMappingURL=service.js.map

@@ -1,0 +1,1 @@
+export declare function main(argv: string[]): Promise<void>;

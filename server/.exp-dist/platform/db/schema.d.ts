@@ -1,0 +1,85 @@
+import type { Generated } from 'kysely';
+/** Booleans are stored as 0/1 integers so one schema serves SQLite and PostgreSQL alike. */
+export type DbBool = number;
+export interface HouseholdTable {
+  id: string;
+  name: string;
+  enrollment_token: string;
+  created_at: string;
+}
+export interface ParentTable {
+  id: string;
+  household_id: string;
+  username: string;
+  /** Lower-cased username: sign-in names are unique regardless of case. */
+  username_key: string;
+  password_hash: string;
+  role: 'owner' | 'admin' | 'member';
+  created_at: string;
+  updated_at: string;
+}
+export interface ParentChildPermissionTable {
+  parent_id: string;
+  managed_user_id: string;
+  can_view: DbBool;
+  can_manage_policies: DbBool;
+}
+export interface SessionTable {
+  /** SHA-256 of the cookie value; the cookie itself is never stored. */
+  id: string;
+  parent_id: string;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+}
+export interface ManagedUserTable {
+  id: string;
+  household_id: string;
+  name: string;
+  overlay_age_tier: 'under8' | 'eight12' | 'teen' | null;
+  overlay_parent_note: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export interface AgentDeviceTable {
+  system_id: string;
+  household_id: string;
+  hostname: string;
+  display_name: string | null;
+  platform: string;
+  status: 'pending' | 'approved' | 'rejected' | 'unenrolled';
+  agent_version: string | null;
+  /** JSON array of {username, display_name?} from the agent's hello. */
+  linux_users: string;
+  secure_token_hash: string | null;
+  last_seen_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export interface DeviceMappingTable {
+  id: string;
+  household_id: string;
+  managed_user_id: string;
+  system_id: string;
+  linux_username: string;
+  created_at: string;
+}
+export interface UsageDayTable {
+  system_id: string;
+  linux_username: string;
+  /** The device-local calendar day the agent reported. */
+  date: string;
+  seconds_used: number;
+  updated_at: string;
+}
+export interface Database {
+  household: HouseholdTable;
+  parent: ParentTable;
+  parent_child_permission: ParentChildPermissionTable;
+  session: SessionTable;
+  managed_user: ManagedUserTable;
+  agent_device: AgentDeviceTable;
+  device_mapping: DeviceMappingTable;
+  usage_day: UsageDayTable;
+}
+export type { Generated };

@@ -1,0 +1,58 @@
+import { buildApp } from './app.js';
+import { migrateToLatest, openDatabase } from './platform/db/database.js';
+import { ensureSecretKey } from './platform/secret-key.js';
+import { buildServices } from './services.js';
+import { defaultTasks, WorkerLoop } from './worker/loop.js';
+/** Opens storage, migrates, builds the app and listens; `close` undoes all of it in order. */
+export async function startServer(config, options = {}) {
+  const db = openDatabase(config);
+  try {
+    await migrateToLatest(db);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  ensureSecretKey(config.dataDir, config.secretKey);
+  const services = buildServices(config, db);
+  const app = await buildApp({ config, services, logger: options.logger });
+  if (config.bootstrapAdmin) {
+    const created = await services.auth.bootstrapAdmin(
+      config.bootstrapAdmin.username,
+      config.bootstrapAdmin.password,
+    );
+    if (created)
+      app.log.info(
+        { username: config.bootstrapAdmin.username },
+        'created household "Home" and its owner from HEARTH_BOOTSTRAP_ADMIN',
+      );
+  }
+  const worker = options.worker === false ? null : new WorkerLoop(defaultTasks(services), app.log);
+  let closed = false;
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close();
+    await services.close();
+    await db.close();
+    throw err;
+  }
+  worker?.start();
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    app,
+    services,
+    worker,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await worker?.stop();
+      await app.close();
+      await services.close();
+      await db.close();
+    },
+  };
+}
+//# sourceMappingURL=server.js.map
