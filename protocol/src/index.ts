@@ -1,3 +1,4 @@
+export * from './agent.js';
 export * from './constants.js';
 export * from './errors.js';
 export * from './rest.js';

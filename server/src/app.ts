@@ -4,12 +4,15 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HEARTH_VERSION, LIMITS } from '@hearth/protocol';
-import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { LogController } from 'fastify';
+import { agentChannelRoutes } from './agent-channel/routes.js';
 import type { Config } from './config.js';
 import { authRoutes } from './features/auth/routes.js';
+import { deviceRoutes } from './features/devices/routes.js';
 import { healthRoutes } from './features/health/routes.js';
 import { householdRoutes } from './features/household/routes.js';
 import { defaultOverlayDir, overlayRoutes } from './features/overlay/routes.js';
+import { pairingRoutes } from './features/pairing/routes.js';
 import { userRoutes } from './features/users/routes.js';
 import { defaultWebDir, webRoutes } from './features/web/routes.js';
 import { installAccessControl } from './platform/access.js';
@@ -20,13 +23,12 @@ import type { HearthApp } from './types.js';
 export interface BuildAppOptions {
   config: Config;
   services: Services;
-  logger?: FastifyServerOptions['logger'];
 }
 
 /** Builds the Fastify app from its parts; no side effects until `listen`. */
-export async function buildApp({ config, services, logger }: BuildAppOptions): Promise<HearthApp> {
+export async function buildApp({ config, services }: BuildAppOptions): Promise<HearthApp> {
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel },
+    loggerInstance: services.log,
     bodyLimit: LIMITS.jsonBodyBytes,
     // Per-request lines only when debugging: a busy household server should not log every poll.
     logController: new LogController({
@@ -42,6 +44,9 @@ export async function buildApp({ config, services, logger }: BuildAppOptions): P
   await app.register(fastifyCookie);
   installAccessControl(app, {
     resolveSession: (cookie) => services.auth.resolveSession(cookie),
+    resolveDevice: (token) => services.devices.resolveBearer(token),
+    bootstrapToken: config.agentToken,
+    limitDevice: (systemId) => services.limitDevice(systemId),
     publicPrefixes: ['/api/docs'],
   });
 
@@ -83,6 +88,9 @@ export async function buildApp({ config, services, logger }: BuildAppOptions): P
   authRoutes(app, services);
   householdRoutes(app, services);
   userRoutes(app, services);
+  deviceRoutes(app, services);
+  pairingRoutes(app, services);
+  await agentChannelRoutes(app, services);
   overlayRoutes(app, config.overlayDir ?? defaultOverlayDir());
 
   return app;

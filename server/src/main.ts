@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HEARTH_VERSION } from '@hearth/protocol';
+import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { AuthService } from './features/auth/service.js';
@@ -60,7 +61,7 @@ async function worker(config: Config) {
   const log = pino({ level: config.logLevel });
   const db = openDatabase(config);
   await migrateToLatest(db);
-  const services = buildServices(config, db);
+  const services = buildServices(config, db, log as unknown as FastifyBaseLogger);
   const loop = new WorkerLoop(defaultTasks(services), log);
   loop.start();
   log.info('Hearth worker running');

@@ -1,4 +1,5 @@
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './platform/db/database.js';
@@ -18,8 +19,9 @@ export interface RunningServer {
 /** Opens storage, migrates, builds the app and listens; `close` undoes all of it in order. */
 export async function startServer(
   config: Config,
-  options: { worker?: boolean; logger?: FastifyServerOptions['logger'] } = {},
+  options: { worker?: boolean; log?: FastifyBaseLogger } = {},
 ): Promise<RunningServer> {
+  const log = options.log ?? (pino({ level: config.logLevel }) as FastifyBaseLogger);
   const db = openDatabase(config);
   try {
     await migrateToLatest(db);
@@ -28,8 +30,9 @@ export async function startServer(
     throw err;
   }
   ensureSecretKey(config.dataDir, config.secretKey);
-  const services = buildServices(config, db);
-  const app = await buildApp({ config, services, logger: options.logger });
+  const services = buildServices(config, db, log);
+  await services.hub.start();
+  const app = await buildApp({ config, services });
   if (config.bootstrapAdmin) {
     const created = await services.auth.bootstrapAdmin(
       config.bootstrapAdmin.username,
@@ -41,7 +44,7 @@ export async function startServer(
         'created household "Home" and its owner from HEARTH_BOOTSTRAP_ADMIN',
       );
   }
-  const worker = options.worker === false ? null : new WorkerLoop(defaultTasks(services), app.log);
+  const worker = options.worker === false ? null : new WorkerLoop(defaultTasks(services), log);
   let closed = false;
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -64,6 +67,7 @@ export async function startServer(
       if (closed) return;
       closed = true;
       await worker?.stop();
+      await services.hub.close();
       await app.close();
       await services.close();
       await db.close();

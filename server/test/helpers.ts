@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import pino from 'pino';
 import { type Config, loadConfig } from '../src/config.js';
 import { nowIso } from '../src/platform/clock.js';
 import { newId, sha256Hex } from '../src/platform/crypto.js';
@@ -59,15 +60,26 @@ export async function createPostgresDatabase(
 export interface TestServer extends RunningServer {
   config: Config;
   dataDir: string;
+  /** ws:// address of the agent channel. */
+  wsUrl: string;
+  /** Environment that points another server at the same storage (restart tests). */
+  storageEnv: Record<string, string>;
 }
 
-/** The real server on a random port, on a fresh temporary SQLite file or PostgreSQL database. */
+/**
+ * The real server on a random port, on a fresh temporary SQLite file or PostgreSQL database. A restart
+ * test passes a previous server's `storageEnv` back in and `keep: true` to the first one.
+ */
 export async function startTestServer(
   db: TestDatabase = { name: 'sqlite' },
   env: Record<string, string> = {},
+  options: { keep?: boolean } = {},
 ): Promise<TestServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
-  const pgDb = db.name === 'postgres' && db.adminUrl ? await createPostgresDatabase(db.adminUrl) : null;
+  const dataDir = env.HEARTH_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
+  const pgDb =
+    db.name === 'postgres' && db.adminUrl && !env.HEARTH_DATABASE_URL
+      ? await createPostgresDatabase(db.adminUrl)
+      : null;
   const config = loadConfig({
     HEARTH_PORT: '0',
     HEARTH_HOST: '127.0.0.1',
@@ -76,13 +88,19 @@ export async function startTestServer(
     ...(pgDb ? { HEARTH_DATABASE_URL: pgDb.url } : {}),
     ...env,
   });
-  const server = await startServer(config, { worker: false, logger: false });
+  const server = await startServer(config, { worker: false, log: pino({ level: 'silent' }) });
   return {
     ...server,
     config,
     dataDir,
+    wsUrl: `${server.url.replace(/^http/, 'ws')}/ws`,
+    storageEnv: {
+      HEARTH_DATA_DIR: dataDir,
+      ...(config.databaseUrl ? { HEARTH_DATABASE_URL: config.databaseUrl } : {}),
+    },
     async close() {
       await server.close();
+      if (options.keep) return;
       await pgDb?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
@@ -256,4 +274,11 @@ export async function recordUsage(
       updated_at: nowIso(),
     })
     .execute();
+}
+
+/** The household's enrollment token, read the way the admin UI does. */
+export async function enrollmentToken(owner: Household): Promise<string> {
+  const res = await owner.client.get('/api/pairing/config');
+  if (res.status !== 200) throw new Error(`pairing config: ${res.status} ${res.text}`);
+  return res.body.enrollment_token;
 }

@@ -81,7 +81,7 @@ for (const db of testDatabases()) {
     });
 
     test('a route registered without an access declaration stops the app', async () => {
-      const app = await buildApp({ config: server.config, services: server.services, logger: false });
+      const app = await buildApp({ config: server.config, services: server.services });
       try {
         assert.throws(() => app.get('/api/undeclared', async () => ({})), /declares no access/);
         app.get('/api/declared', { config: { access: 'public' } }, async () => ({}));

@@ -1,7 +1,7 @@
 import { CSRF_FIELD, CSRF_HEADER, type ParentRole, SESSION_COOKIE } from '@hearth/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from './crypto.js';
-import { forbidden, HttpError, unauthenticated } from './errors.js';
+import { forbidden, HttpError, rateLimited, unauthenticated } from './errors.js';
 
 /**
  * Every route declares who may call it, in `config.access`:
@@ -28,6 +28,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: SessionAuth | null;
+    device: BearerDevice | null;
   }
   interface FastifyInstance {
     /** Every route with its declared access, for the route-table tests and the docs. */
@@ -41,8 +42,22 @@ export interface DeclaredRoute {
   access: Access;
 }
 
+/** The agent behind a bearer request: an approved device, by its per-device token. */
+export interface BearerDevice {
+  systemId: string;
+  householdId: string;
+  platform: string;
+  agentVersion: string | null;
+  linuxUsers: string[];
+}
+
 export interface AccessOptions {
   resolveSession(cookieValue: string): Promise<SessionAuth | null>;
+  resolveDevice(token: string): Promise<BearerDevice | null>;
+  /** HEARTH_AGENT_TOKEN enrolls devices; it is never a bearer credential. */
+  bootstrapToken: string | null;
+  /** Counts a bearer request; returns seconds to wait when the device is over its limit. */
+  limitDevice(systemId: string): Promise<number | null>;
   /** Route prefixes that plugins fill (API docs); they are public and read-only. */
   publicPrefixes: string[];
 }
@@ -61,6 +76,7 @@ export function requireSession(request: FastifyRequest): SessionAuth {
 /** Default-deny: a route registered without an access declaration stops the app from starting. */
 export function installAccessControl(app: FastifyInstance, options: AccessOptions): void {
   app.decorateRequest('auth', null);
+  app.decorateRequest('device', null);
   const table: DeclaredRoute[] = [];
   app.decorate('routeTable', table);
 
@@ -82,6 +98,10 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
 
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
+    if (access === 'bearer') {
+      request.device = await authenticateBearer(request.headers.authorization, options);
+      return;
+    }
     if (access !== 'session' && access !== 'session:admin') return;
     const cookie = request.cookies[SESSION_COOKIE];
     const auth = cookie ? await options.resolveSession(cookie) : null;
@@ -110,4 +130,28 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
       );
     }
   });
+}
+
+async function authenticateBearer(header: string | undefined, options: AccessOptions): Promise<BearerDevice> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  const token = match?.[1];
+  if (!token)
+    throw new HttpError(401, 'invalid_token', 'Send the device token as "Authorization: Bearer <token>".');
+  if (options.bootstrapToken && safeEqual(token, options.bootstrapToken)) {
+    throw new HttpError(
+      401,
+      'bootstrap_token_rejected',
+      'The enrollment token cannot be used here; use the device token issued at pairing.',
+    );
+  }
+  const device = token.length <= 256 ? await options.resolveDevice(token) : null;
+  if (!device) throw new HttpError(401, 'invalid_token', 'The device token is unknown or has been revoked.');
+  const wait = await options.limitDevice(device.systemId);
+  if (wait !== null) throw rateLimited(wait, 'This device is sending too many requests; slow down.');
+  return device;
+}
+
+export function requireDevice(request: FastifyRequest): BearerDevice {
+  if (!request.device) throw new HttpError(401, 'invalid_token', 'A device token is required.');
+  return request.device;
 }

@@ -6,6 +6,9 @@ export const newId = (): string => randomUUID();
 /** A random secret as URL-safe text (used for session cookies and CSRF tokens). */
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
 
+/** A random secret as hex (device tokens: 32 bytes). */
+export const randomHex = (bytes = 32): string => randomBytes(bytes).toString('hex');
+
 export const sha256Hex = (value: string | Buffer): string => createHash('sha256').update(value).digest('hex');
 
 export function safeEqual(a: string, b: string): boolean {

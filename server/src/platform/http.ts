@@ -1,19 +1,11 @@
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { type ErrorDetail, HttpError } from './errors.js';
+import { coercingAjv, strictAjv } from './validate.js';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-/**
- * Bodies are validated strictly (no type coercion, unknown fields rejected rather than stripped);
- * query strings and path parameters arrive as text, so they are coerced.
- */
+/** Bodies are validated strictly; query strings and path parameters are coerced from text. */
 export function installValidators(app: FastifyInstance): void {
-  const base = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false } as const;
-  const strictAjv = addFormats(new Ajv({ ...base, coerceTypes: false }));
-  const coercingAjv = addFormats(new Ajv({ ...base, coerceTypes: 'array' }));
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? strictAjv.compile(schema) : coercingAjv.compile(schema),
   );
@@ -130,4 +122,9 @@ export function installErrorHandling(app: FastifyInstance, fallbacks: Fallback[]
     }
     return sendError(reply, new HttpError(404, 'not_found', `Nothing is at ${request.method} ${path}.`));
   });
+}
+
+/** For action routes whose body is optional: no body (or JSON null) validates as `{}`. */
+export async function optionalBody(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
 }

@@ -62,6 +62,21 @@ export interface AgentDeviceTable {
   last_seen_at: string | null;
   created_at: string;
   updated_at: string;
+  connected_instance?: string | null;
+  decided_at?: string | null;
+}
+
+export interface DeviceCommandTable {
+  id: string;
+  system_id: string;
+  command: string;
+  /** JSON object. */
+  args: string;
+  /** Policy pushes of one kind replace each other while queued. */
+  coalesce_key: string | null;
+  attempts: number;
+  created_at: string;
+  expires_at: string | null;
 }
 
 export interface DeviceMappingTable {
@@ -91,6 +106,7 @@ export interface Database {
   agent_device: AgentDeviceTable;
   device_mapping: DeviceMappingTable;
   usage_day: UsageDayTable;
+  device_command: DeviceCommandTable;
 }
 
 export type { Generated };

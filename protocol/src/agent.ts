@@ -1,0 +1,86 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { type AGE_TIERS, type OVERLAY_REASONS, PLATFORMS } from './constants.js';
+
+/** Agent channel (WebSocket /ws), DESIGN §5. Every frame is one JSON object with a `type`. */
+export const WS_PATH = '/ws';
+export const WS_MAX_FRAME_BYTES = 1024 * 1024;
+export const WS_HELLO_TIMEOUT_MS = 10_000;
+export const WS_PING_INTERVAL_MS = 30_000;
+export const WS_SILENCE_LIMIT_MS = 90_000;
+export const COMMAND_TIMEOUT_MS = 15_000;
+export const OVERLAY_COMMAND_TTL_MS = 10 * 60_000;
+export const MAX_QUEUED_COMMANDS = 100;
+
+export const CLOSE_CODES = {
+  badMessage: 4400,
+  authFailed: 4401,
+  deviceRejected: 4403,
+  helloTimeout: 4408,
+} as const;
+
+export const COMMANDS = [
+  'show_overlay',
+  'dismiss_overlay',
+  'clear_clock_tamper',
+  'refresh_installed_apps',
+  'unenroll',
+] as const;
+export type CommandName = (typeof COMMANDS)[number] | `sync_${string}`;
+
+const Uuid = Type.String({ format: 'uuid' });
+
+export const LinuxUser = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 64 }),
+    display_name: Type.Optional(Type.String({ maxLength: 128 })),
+  },
+  { additionalProperties: false },
+);
+export type LinuxUser = Static<typeof LinuxUser>;
+
+export const HelloMessage = Type.Object(
+  {
+    type: Type.Literal('hello'),
+    system_id: Uuid,
+    hostname: Type.String({ minLength: 1, maxLength: 255 }),
+    platform: Type.Union(PLATFORMS.map((p) => Type.Literal(p))),
+    agent_version: Type.String({ minLength: 1, maxLength: 32 }),
+    linux_users: Type.Array(LinuxUser, { maxItems: 200 }),
+    secure_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    enrollment_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  },
+  { additionalProperties: true },
+);
+export type HelloMessage = Static<typeof HelloMessage>;
+
+export const CommandResponseMessage = Type.Object({
+  type: Type.Literal('command_response'),
+  request_id: Type.String({ minLength: 1, maxLength: 64 }),
+  success: Type.Boolean(),
+  data: Type.Optional(Type.Unknown()),
+  error: Type.Optional(Type.Unknown()),
+});
+export type CommandResponseMessage = Static<typeof CommandResponseMessage>;
+
+export const UsageReportMessage = Type.Object({
+  type: Type.Literal('usage_report'),
+  linux_username: Type.String({ minLength: 1, maxLength: 64 }),
+  date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+  seconds_used: Type.Integer({ minimum: 0, maximum: 86_400 }),
+});
+export type UsageReportMessage = Static<typeof UsageReportMessage>;
+
+export interface CommandRequest {
+  type: 'command_request';
+  request_id: string;
+  command: string;
+  args: Record<string, unknown>;
+}
+
+export interface ShowOverlayArgs {
+  reason: (typeof OVERLAY_REASONS)[number];
+  linux_username: string;
+  age_tier: (typeof AGE_TIERS)[number];
+  parent_note: string | null;
+  device_name: string;
+}

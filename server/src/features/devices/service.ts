@@ -1,0 +1,225 @@
+import {
+  type ApproveDeviceBody,
+  type CommandOutcome,
+  DEFAULT_AGE_TIER,
+  type DeviceView,
+  type OverlayControlBody,
+  WS_SILENCE_LIMIT_MS,
+} from '@hearth/protocol';
+import type { Kysely } from 'kysely';
+import type { AgentHub } from '../../agent-channel/hub.js';
+import { type CommandQueue, queuePolicyFor } from '../../agent-channel/queue.js';
+import { type BearerDevice, isAdmin, type SessionAuth } from '../../platform/access.js';
+import { nowIso } from '../../platform/clock.js';
+import { sha256Hex } from '../../platform/crypto.js';
+import type { Database } from '../../platform/db/schema.js';
+import { conflict, forbidden, invalidRequest, notFound } from '../../platform/errors.js';
+import type { EventPublisher } from '../../platform/events.js';
+import { UserRepository } from '../users/repository.js';
+import { DeviceRepository, type DeviceRow, parseLinuxUsers } from './repository.js';
+
+/** What a parent needs to do something with a device. */
+export type DeviceNeed = 'view' | 'sensitive' | 'admin';
+
+export class DeviceService {
+  private readonly devices: DeviceRepository;
+  private readonly users: UserRepository;
+
+  constructor(
+    db: Kysely<Database>,
+    private readonly hub: AgentHub,
+    private readonly queue: CommandQueue,
+    private readonly events: EventPublisher,
+  ) {
+    this.devices = new DeviceRepository(db);
+    this.users = new UserRepository(db);
+  }
+
+  view(row: DeviceRow): DeviceView {
+    const seen = row.last_seen_at ? Date.parse(row.last_seen_at) : 0;
+    const online =
+      this.hub.isLocal(row.system_id) ||
+      (!!row.connected_instance && Date.now() - seen < WS_SILENCE_LIMIT_MS);
+    return {
+      system_id: row.system_id,
+      hostname: row.hostname,
+      display_name: row.display_name ?? row.hostname,
+      platform: row.platform,
+      status: row.status,
+      agent_version: row.agent_version,
+      linux_users: parseLinuxUsers(row.linux_users),
+      online: online && row.status !== 'rejected' && row.status !== 'unenrolled',
+      last_seen_at: row.last_seen_at,
+      created_at: row.created_at,
+    };
+  }
+
+  /**
+   * SPEC "Authentication" 4: sensitive device routes need can_manage_policies on a child mapped to the
+   * device, or owner/admin. A device the parent cannot see answers 404, like a missing one.
+   */
+  async requireDevice(actor: SessionAuth, systemId: string, need: DeviceNeed): Promise<DeviceRow> {
+    const device = await this.devices.get(actor.householdId, systemId);
+    if (!device) throw notFound('The device');
+    if (isAdmin(actor.role)) return device;
+    const mappings = await this.devices.mappingsOfDevice(systemId);
+    let canView = false;
+    let canManage = false;
+    for (const m of mappings) {
+      const perm = await this.users.permission(actor.parentId, m.managed_user_id);
+      if (perm?.can_view || perm?.can_manage_policies) canView = true;
+      if (perm?.can_manage_policies) canManage = true;
+    }
+    if (!canView) throw notFound('The device');
+    if (need === 'admin') throw forbidden('Only a household owner or admin can do this.');
+    if (need === 'sensitive' && !canManage)
+      throw forbidden('You need permission to manage a child who uses this device.');
+    return device;
+  }
+
+  async list(actor: SessionAuth, pendingOnly: boolean): Promise<DeviceView[]> {
+    let onlyIds: string[] | undefined;
+    if (!isAdmin(actor.role))
+      onlyIds = await this.devices.mappedTo(await this.users.viewableIds(actor.parentId));
+    const rows = await this.devices.list(actor.householdId, {
+      status: pendingOnly ? 'pending' : undefined,
+      onlyIds,
+    });
+    return rows.map((r) => this.view(r));
+  }
+
+  async get(actor: SessionAuth, systemId: string): Promise<DeviceView> {
+    return this.view(await this.requireDevice(actor, systemId, 'view'));
+  }
+
+  async approve(actor: SessionAuth, systemId: string, body: ApproveDeviceBody) {
+    await this.requireDevice(actor, systemId, 'sensitive');
+    const at = nowIso();
+    const changes = {
+      status: 'approved' as const,
+      decided_at: at,
+      updated_at: at,
+      ...(body.display_name ? { display_name: body.display_name.trim() } : {}),
+    };
+    if (!(await this.devices.transition(systemId, ['pending'], changes)))
+      throw conflict('This device is not waiting for a decision.');
+    await this.hub.notifyDecision(systemId, 'approved');
+    this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'approved' });
+    return { system_id: systemId, status: 'approved' };
+  }
+
+  async reject(actor: SessionAuth, systemId: string) {
+    await this.requireDevice(actor, systemId, 'sensitive');
+    const at = nowIso();
+    if (
+      !(await this.devices.transition(systemId, ['pending'], {
+        status: 'rejected',
+        secure_token_hash: null,
+        decided_at: at,
+        updated_at: at,
+      }))
+    ) {
+      throw conflict('This device is not waiting for a decision.');
+    }
+    await this.hub.notifyDecision(systemId, 'rejected');
+    this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'rejected' });
+    return { system_id: systemId, status: 'rejected' };
+  }
+
+  async unenroll(actor: SessionAuth, systemId: string) {
+    await this.requireDevice(actor, systemId, 'admin');
+    const at = nowIso();
+    // The token hash stays so the agent can still hear its unenroll command once; every bearer route
+    // requires an approved device, so the token is revoked.
+    if (
+      !(await this.devices.transition(systemId, ['approved'], {
+        status: 'unenrolled',
+        decided_at: at,
+        updated_at: at,
+      }))
+    ) {
+      throw conflict('Only an approved device can be unenrolled.');
+    }
+    await this.queue.enqueue(systemId, 'unenroll', {});
+    await this.hub.notifyDecision(systemId, 'unenrolled');
+    this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'unenrolled' });
+    return { system_id: systemId, status: 'unenrolled' };
+  }
+
+  /** Delivers a command now if the device is online anywhere, else keeps it in the device's queue. */
+  async command(
+    systemId: string,
+    command: string,
+    args: Record<string, unknown>,
+  ): Promise<CommandOutcome & { data?: unknown }> {
+    const result = await this.hub.rpc(systemId, command, args);
+    if (result.status === 'ok') return { delivered: true, queued: false, data: result.data };
+    if (result.status === 'error') return { delivered: true, queued: false, data: { error: result.error } };
+    await this.queue.enqueue(systemId, command, args, queuePolicyFor(command));
+    return { delivered: false, queued: true };
+  }
+
+  async overlay(actor: SessionAuth, systemId: string, body: OverlayControlBody): Promise<CommandOutcome> {
+    const device = await this.requireDevice(actor, systemId, 'sensitive');
+    if (device.status !== 'approved') throw conflict('The device is not approved.');
+    if (body.action === 'dismiss') {
+      const { delivered, queued } = await this.command(systemId, 'dismiss_overlay', {
+        linux_username: body.linux_username,
+      });
+      return { delivered, queued };
+    }
+    if (!body.reason)
+      throw invalidRequest('Say why the screen is paused: reason is required to show Hearth Space.', [
+        { path: 'body/reason', message: 'is required' },
+      ]);
+    const mapping = (await this.devices.mappingsOfDevice(systemId)).find(
+      (m) => m.linux_username === body.linux_username,
+    );
+    const args = {
+      reason: body.reason,
+      linux_username: body.linux_username,
+      age_tier: mapping?.overlay_age_tier ?? DEFAULT_AGE_TIER,
+      parent_note: mapping?.overlay_parent_note ?? null,
+      device_name: device.display_name ?? device.hostname,
+    };
+    const { delivered, queued } = await this.command(systemId, 'show_overlay', args);
+    return { delivered, queued };
+  }
+
+  async clearClockTamper(actor: SessionAuth, systemId: string): Promise<CommandOutcome> {
+    const device = await this.requireDevice(actor, systemId, 'sensitive');
+    if (device.status !== 'approved') throw conflict('The device is not approved.');
+    const { delivered, queued } = await this.command(systemId, 'clear_clock_tamper', {});
+    return { delivered, queued };
+  }
+
+  /** Bearer authentication: only an approved device's current token counts. */
+  async resolveBearer(token: string): Promise<BearerDevice | null> {
+    const row = await this.devices.byTokenHash(sha256Hex(token));
+    if (!row || row.status !== 'approved') return null;
+    return {
+      systemId: row.system_id,
+      householdId: row.household_id,
+      platform: row.platform,
+      agentVersion: row.agent_version,
+      linuxUsers: parseLinuxUsers(row.linux_users).map((u) => u.username),
+    };
+  }
+
+  /** What an agent may cache about its own accounts: which child each is, and their Hearth Space card. */
+  async agentAccounts(device: BearerDevice) {
+    const row = await this.devices.bySystemId(device.systemId);
+    const mappings = await this.devices.mappingsOfDevice(device.systemId);
+    return {
+      system_id: device.systemId,
+      display_name: row?.display_name ?? row?.hostname ?? '',
+      accounts: mappings.map((m) => ({
+        linux_username: m.linux_username,
+        managed_user_id: m.managed_user_id,
+        managed_user_name: m.managed_user_name,
+        overlay_age_tier: m.overlay_age_tier ?? DEFAULT_AGE_TIER,
+        overlay_parent_note: m.overlay_parent_note,
+      })),
+    };
+  }
+}

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, type Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { type PairingConfig, type ProvisioningConfig, WS_PATH } from '@hearth/protocol';
+import type { Kysely } from 'kysely';
+import QRCode from 'qrcode';
+import type { Config } from '../../config.js';
+import type { Database } from '../../platform/db/schema.js';
+import { notFound } from '../../platform/errors.js';
+import { HouseholdRepository } from '../household/repository.js';
+
+export const ARTIFACTS = {
+  apk: { file: 'hearth-agent.apk', type: 'application/vnd.android.package-archive', what: 'Android agent' },
+  msi: { file: 'hearth-agent.msi', type: 'application/x-msi', what: 'Windows agent installer' },
+} as const;
+export type ArtifactKind = keyof typeof ARTIFACTS;
+
+/** The Android component that becomes device owner when provisioning from the QR code. */
+export const ANDROID_ADMIN_COMPONENT = 'com.hearth.agent/.HearthDeviceAdminReceiver';
+
+export class PairingService {
+  private checksum: { key: string; value: string } | null = null;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly config: Config,
+  ) {}
+
+  private get artifactsDir(): string {
+    return path.join(this.config.dataDir, 'artifacts');
+  }
+
+  /** HEARTH_PUBLIC_URL when set, else the address the parent reached us on. */
+  serverUrl(requestOrigin: string): string {
+    return this.config.publicUrl ?? requestOrigin.replace(/\/+$/, '');
+  }
+
+  async pairingConfig(householdId: string, requestOrigin: string): Promise<PairingConfig> {
+    const household = await new HouseholdRepository(this.db).getHousehold(householdId);
+    if (!household) throw notFound('The household');
+    const serverUrl = this.serverUrl(requestOrigin);
+    const wsUrl = `${serverUrl.replace(/^http/, 'ws')}${WS_PATH}`;
+    return {
+      server_url: serverUrl,
+      ws_url: wsUrl,
+      enrollment_token: household.enrollment_token,
+      payload: { type: 'hearth_pairing', ws_url: wsUrl, enrollment_token: household.enrollment_token },
+    };
+  }
+
+  async provisioning(householdId: string, requestOrigin: string): Promise<ProvisioningConfig> {
+    const pairing = await this.pairingConfig(householdId, requestOrigin);
+    const apk = await this.artifactStat('apk');
+    const payload: Record<string, unknown> = {
+      'android.app.extra.PROVISIONING_DEVICE_ADMIN_COMPONENT_NAME': ANDROID_ADMIN_COMPONENT,
+      'android.app.extra.PROVISIONING_LEAVE_ALL_SYSTEM_APPS_ENABLED': true,
+      'android.app.extra.PROVISIONING_ADMIN_EXTRAS_BUNDLE': {
+        hearth_server_url: pairing.server_url,
+        hearth_ws_url: pairing.ws_url,
+        hearth_enrollment_token: pairing.enrollment_token,
+      },
+    };
+    if (apk) {
+      payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_DOWNLOAD_LOCATION'] =
+        `${pairing.server_url}/api/pairing/provisioning/apk`;
+      payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_CHECKSUM'] = await this.apkChecksum(apk);
+    }
+    return {
+      server_url: pairing.server_url,
+      enrollment_token: pairing.enrollment_token,
+      apk_available: !!apk,
+      payload,
+    };
+  }
+
+  qrPng(payload: unknown): Promise<Buffer> {
+    return QRCode.toBuffer(JSON.stringify(payload), {
+      type: 'png',
+      errorCorrectionLevel: 'M',
+      margin: 2,
+      width: 360,
+    });
+  }
+
+  private async artifactStat(kind: ArtifactKind): Promise<Stats | null> {
+    try {
+      const s = await stat(path.join(this.artifactsDir, ARTIFACTS[kind].file));
+      return s.isFile() ? s : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Android wants the SHA-256 of the APK, base64url without padding. */
+  private async apkChecksum(s: Stats): Promise<string> {
+    const key = `${s.size}:${s.mtimeMs}`;
+    if (this.checksum?.key === key) return this.checksum.value;
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(path.join(this.artifactsDir, ARTIFACTS.apk.file)))
+      hash.update(chunk as Buffer);
+    const value = hash.digest('base64url');
+    this.checksum = { key, value };
+    return value;
+  }
+
+  async artifact(kind: ArtifactKind) {
+    const s = await this.artifactStat(kind);
+    const { file, type, what } = ARTIFACTS[kind];
+    if (!s) {
+      throw notFound(
+        `No ${what} has been uploaded yet; an owner places it at ${path.join(this.artifactsDir, file)}, and the ${what}`,
+      );
+    }
+    return { path: path.join(this.artifactsDir, file), size: s.size, file, type };
+  }
+}
