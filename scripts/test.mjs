@@ -32,7 +32,7 @@ function findTests(dir) {
 if (!only.length) {
   step('lint (biome)', bin('biome'), ['check', '.']);
   step('type-check (packages)', bin('tsc'), ['-b', 'protocol', 'server']);
-  for (const project of ['server/test', 'web', 'bench']) {
+  for (const project of ['server/test', 'web', 'web/test', 'overlay', 'bench']) {
     if (existsSync(path.join(root, project, 'tsconfig.json')))
       step(`type-check (${project})`, bin('tsc'), ['-p', project]);
   }

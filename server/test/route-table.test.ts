@@ -22,6 +22,7 @@ interface World {
   aChildId: string;
   aParentId: string;
   aDeviceId: string;
+  aPendingId: string;
   bChildId: string;
 }
 
@@ -111,11 +112,58 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
       await b.client.patch(`/api/household/parents/${aParentId}`, { role: 'member' }),
       'patch foreign parent',
     ),
+  'GET /api/devices': async ({ b, aDeviceId }) => {
+    const ids = (await b.client.get('/api/devices')).body.items.map((d: { system_id: string }) => d.system_id);
+    assert.ok(!ids.includes(aDeviceId));
+  },
+  'GET /api/devices/pending': async ({ b, aPendingId }) => {
+    const ids = (await b.client.get('/api/devices/pending')).body.items.map((d: { system_id: string }) => d.system_id);
+    assert.ok(!ids.includes(aPendingId));
+  },
+  'GET /api/devices/:system_id': async ({ b, aDeviceId }) => expect404(await b.client.get(`/api/devices/${aDeviceId}`), 'device'),
+  'POST /api/device/approve/:system_id': async ({ a, b, aPendingId }) => {
+    expect404(await b.client.post(`/api/device/approve/${aPendingId}`), 'approve');
+    assert.equal((await a.client.get(`/api/devices/${aPendingId}`)).body.status, 'pending');
+  },
+  'POST /api/device/reject/:system_id': async ({ a, b, aPendingId }) => {
+    expect404(await b.client.post(`/api/device/reject/${aPendingId}`), 'reject');
+    assert.equal((await a.client.get(`/api/devices/${aPendingId}`)).body.status, 'pending');
+  },
+  'POST /api/device/:system_id/unenroll': async ({ a, b, aDeviceId }) => {
+    expect404(await b.client.post(`/api/device/${aDeviceId}/unenroll`), 'unenroll');
+    assert.equal((await a.client.get(`/api/devices/${aDeviceId}`)).body.status, 'approved');
+  },
+  'POST /api/devices/:system_id/overlay': async ({ b, aDeviceId }) =>
+    expect404(await b.client.post(`/api/devices/${aDeviceId}/overlay`, { action: 'show', reason: 'sleep', linux_username: 'ann' }), 'overlay'),
+  'POST /api/devices/:system_id/clear-clock-tamper': async ({ b, aDeviceId }) =>
+    expect404(await b.client.post(`/api/devices/${aDeviceId}/clear-clock-tamper`), 'clear clock tamper'),
+  'GET /api/pairing/config': async ({ a, b }) => {
+    const mine = (await a.client.get('/api/pairing/config')).body.enrollment_token;
+    assert.notEqual((await b.client.get('/api/pairing/config')).body.enrollment_token, mine);
+  },
+  'GET /api/pairing/qr.png': async ({ a, b }) => {
+    const [qa, qb] = [await a.client.get('/api/pairing/qr.png'), await b.client.get('/api/pairing/qr.png')];
+    assert.equal(qb.status, 200);
+    assert.notEqual(qa.text, qb.text, "each household's QR carries its own token");
+  },
+  'GET /api/pairing/provisioning/config': async ({ a, b }) => {
+    const mine = (await a.client.get('/api/pairing/provisioning/config')).body.enrollment_token;
+    assert.notEqual((await b.client.get('/api/pairing/provisioning/config')).body.enrollment_token, mine);
+  },
+  'GET /api/pairing/provisioning/qr.png': async ({ a, b }) => {
+    const [qa, qb] = [await a.client.get('/api/pairing/provisioning/qr.png'), await b.client.get('/api/pairing/provisioning/qr.png')];
+    assert.notEqual(qa.text, qb.text);
+  },
+  // The agent downloads are the operator's files, the same for every household: nothing of A's to reach.
+  'GET /api/pairing/provisioning/apk': async ({ b }) => assert.equal((await b.client.get('/api/pairing/provisioning/apk')).status, 404),
+  'GET /api/pairing/windows/msi': async ({ b }) => assert.equal((await b.client.get('/api/pairing/windows/msi')).status, 404),
 };
 
 const fill = (url: string, w: World) =>
   url
+    .replace(':system_id', w.aDeviceId)
     .replace(':user_id', w.aChildId)
+
     .replace(':id', url.startsWith('/api/household/parents') ? w.aParentId : w.aChildId);
 
 for (const db of testDatabases()) {
@@ -128,6 +176,7 @@ for (const db of testDatabases()) {
       const aChild = (await a.client.post('/api/user/create', { name: 'A child' })).body;
       const bChild = (await b.client.post('/api/user/create', { name: 'B child' })).body;
       const device = await createDevice(server, a.householdId);
+      const pending = await createDevice(server, a.householdId, { status: 'pending', secure_token_hash: null });
       await a.client.post(`/managed-users/${aChild.id}/mappings/add`, {
         system_id: device.system_id,
         linux_username: 'ann',
@@ -139,6 +188,7 @@ for (const db of testDatabases()) {
         aChildId: aChild.id,
         aParentId: a.parentId,
         aDeviceId: device.system_id,
+        aPendingId: pending.system_id,
         bChildId: bChild.id,
       };
     });

@@ -431,7 +431,7 @@ export class AgentHub {
   /** Sends a command to a socket held here and waits for its answer. */
   private rpcLocal(systemId: string, command: string, args: Record<string, unknown>): Promise<CommandResult> {
     const conn = this.connections.get(systemId);
-    if (!conn || conn.state !== 'authenticated') return Promise.resolve({ status: 'offline' });
+    if (conn?.state !== 'authenticated') return Promise.resolve({ status: 'offline' });
     return this.rpcOn(conn, command, args);
   }
 

@@ -196,7 +196,7 @@ export class DeviceService {
   /** Bearer authentication: only an approved device's current token counts. */
   async resolveBearer(token: string): Promise<BearerDevice | null> {
     const row = await this.devices.byTokenHash(sha256Hex(token));
-    if (!row || row.status !== 'approved') return null;
+    if (row?.status !== 'approved') return null;
     return {
       systemId: row.system_id,
       householdId: row.household_id,

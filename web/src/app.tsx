@@ -1,0 +1,114 @@
+import { Button, Center, Loader, Stack, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { AppFrame } from './components/app-frame';
+import { HearthMark } from './components/icons';
+import { ChildPage } from './pages/child/child-page';
+import { ChildrenPage } from './pages/children-page';
+import { DashboardPage } from './pages/dashboard-page';
+import { LoginPage, returnPath } from './pages/login-page';
+import { NotFoundPage } from './pages/not-found-page';
+import { SettingsPage } from './pages/settings/settings-page';
+import { SetupPage } from './pages/setup-page';
+import { SignupPage } from './pages/signup-page';
+import { AccessRequestsPage, AlertsPage, DevicesPage, OnlineAccountsPage } from './pages/waiting-pages';
+import { useSession } from './session';
+
+function StartupScreen({ children }: { children: ReactNode }) {
+  return (
+    <Center className="hearth-auth-page" px="md">
+      <Stack align="center" gap="md" maw={420} ta="center">
+        <HearthMark size={52} />
+        {children}
+      </Stack>
+    </Center>
+  );
+}
+
+/** Signed-in pages; anyone else goes to sign-in and comes back afterwards. */
+function RequireSession({ children }: { children: ReactNode }) {
+  const { session } = useSession();
+  const location = useLocation();
+  if (!session) return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  return children;
+}
+
+/** Pages for signed-out visitors; a signed-in parent has nothing to do there. */
+function SignedOutOnly({ children }: { children: ReactNode }) {
+  const { session } = useSession();
+  const location = useLocation();
+  if (session) return <Navigate to={returnPath(location.state)} replace />;
+  return children;
+}
+
+export function App() {
+  const { load, setup, retry } = useSession();
+  const location = useLocation();
+
+  if (load.status === 'loading') {
+    return (
+      <StartupScreen>
+        <Loader color="hearth" aria-label="Loading Hearth" />
+      </StartupScreen>
+    );
+  }
+  if (load.status === 'failed') {
+    return (
+      <StartupScreen>
+        <Title order={1} fz={24}>
+          Hearth is not answering
+        </Title>
+        <Text c="dimmed" role="alert">
+          {load.message} Check that the server is running, then try again.
+        </Text>
+        <Button onClick={retry}>Try again</Button>
+      </StartupScreen>
+    );
+  }
+
+  // Until the first owner exists, setup is the only page.
+  if (setup?.setup_required && location.pathname !== '/setup') return <Navigate to="/setup" replace />;
+
+  return (
+    <Routes>
+      <Route path="/setup" element={setup?.setup_required ? <SetupPage /> : <Navigate to="/" replace />} />
+      <Route
+        path="/login"
+        element={
+          <SignedOutOnly>
+            <LoginPage />
+          </SignedOutOnly>
+        }
+      />
+      <Route
+        path="/signup"
+        element={
+          setup?.open_signup ? (
+            <SignedOutOnly>
+              <SignupPage />
+            </SignedOutOnly>
+          ) : (
+            <Navigate to="/login" replace />
+          )
+        }
+      />
+      <Route
+        element={
+          <RequireSession>
+            <AppFrame />
+          </RequireSession>
+        }
+      >
+        <Route index element={<DashboardPage />} />
+        <Route path="devices" element={<DevicesPage />} />
+        <Route path="children" element={<ChildrenPage />} />
+        <Route path="children/:id" element={<ChildPage />} />
+        <Route path="access-requests" element={<AccessRequestsPage />} />
+        <Route path="online-accounts" element={<OnlineAccountsPage />} />
+        <Route path="alerts" element={<AlertsPage />} />
+        <Route path="settings" element={<SettingsPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+    </Routes>
+  );
+}

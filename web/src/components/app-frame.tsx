@@ -1,0 +1,177 @@
+import {
+  AppShell,
+  Badge,
+  Box,
+  Burger,
+  Button,
+  Divider,
+  Group,
+  NavLink,
+  ScrollArea,
+  Stack,
+  Text,
+  UnstyledButton,
+} from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { type ComponentType, useState } from 'react';
+import { Link, matchPath, Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { ROLE_LABELS } from '../labels';
+import { useSession, useSignedIn } from '../session';
+import {
+  HearthMark,
+  IconBell,
+  IconChildren,
+  IconDevices,
+  IconGlobe,
+  IconHome,
+  IconInbox,
+  IconSignOut,
+  IconSliders,
+} from './icons';
+import { notifyError } from './page';
+
+interface NavItem {
+  to: string;
+  label: string;
+  icon: ComponentType<{ size?: number }>;
+  exact?: boolean;
+}
+
+const NAV: NavItem[] = [
+  { to: '/', label: 'Dashboard', icon: IconHome, exact: true },
+  { to: '/devices', label: 'Devices', icon: IconDevices },
+  { to: '/children', label: 'Children', icon: IconChildren },
+  { to: '/access-requests', label: 'Access Requests', icon: IconInbox },
+  { to: '/online-accounts', label: 'Online Accounts', icon: IconGlobe },
+  { to: '/alerts', label: 'Alerts', icon: IconBell },
+  { to: '/settings', label: 'Settings', icon: IconSliders },
+];
+
+function SignOutButton({ fullWidth = false }: { fullWidth?: boolean }) {
+  const { signOut } = useSession();
+  const navigate = useNavigate();
+  const [busy, setBusy] = useState(false);
+  return (
+    <Button
+      variant="default"
+      size="sm"
+      fullWidth={fullWidth}
+      loading={busy}
+      leftSection={<IconSignOut size={16} />}
+      onClick={async () => {
+        setBusy(true);
+        try {
+          await signOut();
+          navigate('/login', { replace: true });
+        } catch (err) {
+          notifyError(err, 'Could not sign out');
+          setBusy(false);
+        }
+      }}
+    >
+      Sign out
+    </Button>
+  );
+}
+
+/** The signed-in frame: header, navigation (a drawer behind the burger on phones) and the page. */
+export function AppFrame() {
+  const session = useSignedIn();
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const location = useLocation();
+
+  return (
+    <AppShell
+      header={{ height: 60 }}
+      navbar={{ width: 250, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding={{ base: 'md', sm: 'xl' }}
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="sm">
+          <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
+            <Burger
+              opened={opened}
+              onClick={toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={opened ? 'Close navigation' : 'Open navigation'}
+            />
+            <UnstyledButton component={Link} to="/" onClick={close} aria-label="Hearth dashboard">
+              <HearthMark />
+            </UnstyledButton>
+            <Box style={{ minWidth: 0 }}>
+              <Text fw={700} size="md" lh={1.2} truncate="end" data-testid="household-name">
+                {session.household.name}
+              </Text>
+              <Text size="xs" c="dimmed" lh={1.2}>
+                Hearth
+              </Text>
+            </Box>
+          </Group>
+          <Group gap="sm" wrap="nowrap" visibleFrom="sm">
+            <Box ta="right">
+              <Text size="sm" fw={600} lh={1.2}>
+                {session.parent.username}
+              </Text>
+              <Text size="xs" c="dimmed" lh={1.2}>
+                {ROLE_LABELS[session.role]}
+              </Text>
+            </Box>
+            <SignOutButton />
+          </Group>
+        </Group>
+      </AppShell.Header>
+
+      <AppShell.Navbar
+        p="sm"
+        aria-label="Main navigation"
+        className="hearth-navbar"
+        data-closed={opened ? undefined : true}
+      >
+        <AppShell.Section grow component={ScrollArea}>
+          <Stack gap={4}>
+            {NAV.map((item) => {
+              const active = item.exact
+                ? location.pathname === item.to
+                : matchPath({ path: item.to, end: false }, location.pathname) !== null;
+              const Icon = item.icon;
+              return (
+                <NavLink
+                  key={item.to}
+                  component={Link}
+                  to={item.to}
+                  label={item.label}
+                  leftSection={<Icon size={20} />}
+                  active={active}
+                  aria-current={active ? 'page' : undefined}
+                  onClick={close}
+                  variant="light"
+                  style={{ borderRadius: 'var(--mantine-radius-md)' }}
+                  fw={500}
+                />
+              );
+            })}
+          </Stack>
+        </AppShell.Section>
+        <AppShell.Section hiddenFrom="sm">
+          <Divider my="sm" />
+          <Group justify="space-between" mb="sm" px="xs" wrap="nowrap">
+            <Text size="sm" fw={600} truncate="end">
+              {session.parent.username}
+            </Text>
+            <Badge variant="light" size="sm">
+              {ROLE_LABELS[session.role]}
+            </Badge>
+          </Group>
+          <SignOutButton fullWidth />
+        </AppShell.Section>
+      </AppShell.Navbar>
+
+      <AppShell.Main className="hearth-main">
+        <Box maw={1100} mx="auto">
+          <Outlet />
+        </Box>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,72 @@
+import type { AgeTier, ParentRole } from './api/types';
+
+export const PASSWORD_MIN_LENGTH = 12;
+export const PARENT_NOTE_MAX_LENGTH = 500;
+export const NAME_MAX_LENGTH = 100;
+
+export const AGE_TIER_LABELS: Record<AgeTier, string> = {
+  under8: 'Under 8',
+  eight12: '8–12',
+  teen: 'Teen',
+};
+
+/** Select options; the empty value stands for "not set" (the overlay then behaves as 8–12). */
+export const AGE_TIER_OPTIONS = [
+  { value: '', label: 'Not set' },
+  { value: 'under8', label: 'Under 8' },
+  { value: 'eight12', label: '8–12 (default)' },
+  { value: 'teen', label: 'Teen' },
+];
+
+export function ageTierFromOption(value: string | null): AgeTier | null {
+  return value === 'under8' || value === 'eight12' || value === 'teen' ? value : null;
+}
+
+export const ROLE_LABELS: Record<ParentRole, string> = {
+  owner: 'Owner',
+  admin: 'Admin',
+  member: 'Member',
+};
+
+export const ROLE_DESCRIPTIONS: Record<ParentRole, string> = {
+  owner: 'Full control, including other owners',
+  admin: 'Full control of children, devices and parents',
+  member: 'Only the children you choose below',
+};
+
+export const ROLE_COLORS: Record<ParentRole, string> = {
+  owner: 'hearth',
+  admin: 'grape',
+  member: 'teal',
+};
+
+export const MAPPING_PROBLEMS: Record<string, string> = {
+  device_not_approved: 'The device is not approved yet',
+  account_not_reported: 'The device has not reported this account yet',
+};
+
+const PLATFORM_LABELS: Record<string, string> = {
+  linux: 'Linux',
+  windows: 'Windows',
+  android: 'Android',
+  xbox: 'Xbox',
+  nintendo: 'Nintendo',
+};
+
+export function platformLabel(platform: string | null): string {
+  if (!platform) return 'Unknown';
+  return PLATFORM_LABELS[platform] ?? platform;
+}
+
+/** "0 min", "45 min", "1 h 20 min". */
+export function formatMinutes(seconds: number): string {
+  const minutes = Math.floor(Math.max(0, seconds) / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest ? `${hours} h ${rest} min` : `${hours} h`;
+}
+
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

@@ -1,0 +1,93 @@
+import { Anchor, Group, Skeleton, Stack, Text } from '@mantine/core';
+import { Link, useParams } from 'react-router-dom';
+import type { ManagedUserView } from '../../api/types';
+import { useApi } from '../../api/use-api';
+import { AgeTierBadge, ChildAvatar } from '../../components/child-bits';
+import { IconArrowLeft } from '../../components/icons';
+import { ErrorAlert, PageHeader } from '../../components/page';
+import { plural } from '../../labels';
+import { NotFoundPage } from '../not-found-page';
+import { DevicesSection } from './devices-section';
+import { SpaceCardSection } from './space-card-section';
+import { TodaySection } from './today-section';
+
+function BackToChildren() {
+  return (
+    <Anchor component={Link} to="/children" size="sm" mb="sm" style={{ display: 'inline-flex', gap: 6 }}>
+      <IconArrowLeft size={16} /> All children
+    </Anchor>
+  );
+}
+
+function ChildDetails({ id }: { id: string }) {
+  const user = useApi<ManagedUserView>(`/api/user/${encodeURIComponent(id)}`);
+  const child = user.data;
+
+  if (user.error?.code === 'not_found') {
+    return (
+      <NotFoundPage
+        title="We couldn’t find that child"
+        description="They may have been removed, or the link is not quite right."
+        back={{ to: '/children', label: 'Back to children' }}
+      />
+    );
+  }
+  if (!child) {
+    return (
+      <>
+        <BackToChildren />
+        {user.error ? (
+          <ErrorAlert error={user.error} onRetry={user.reload} title="Could not load this child" />
+        ) : (
+          <Stack gap="lg" aria-busy="true">
+            <Skeleton h={48} w="40%" />
+            <Skeleton h={110} radius="lg" />
+            <Skeleton h={280} radius="lg" />
+          </Stack>
+        )}
+      </>
+    );
+  }
+
+  return (
+    <>
+      <BackToChildren />
+      <PageHeader
+        title={child.name}
+        leading={<ChildAvatar name={child.name} size="lg" />}
+        description={
+          <Group gap="xs">
+            <AgeTierBadge tier={child.overlay_age_tier} />
+            <Text size="sm" c="dimmed">
+              {plural(child.mappings.length, 'device')}
+            </Text>
+          </Group>
+        }
+      />
+      <Stack gap="lg">
+        <TodaySection child={child} />
+        <SpaceCardSection
+          child={child}
+          onSaved={(view) =>
+            user.setData((current) =>
+              current
+                ? {
+                    ...current,
+                    overlay_age_tier: view.overlay_age_tier,
+                    overlay_parent_note: view.overlay_parent_note,
+                  }
+                : current,
+            )
+          }
+        />
+        <DevicesSection child={child} onChanged={user.reload} />
+      </Stack>
+    </>
+  );
+}
+
+export function ChildPage() {
+  const { id = '' } = useParams();
+  // A fresh component per child, so nothing from the previous child lingers while loading.
+  return <ChildDetails key={id} id={id} />;
+}

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { createDevice, startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import {
+  assertBuilt,
+  browserSkipReason,
+  closePage,
+  createOwner,
+  launchBrowser,
+  type Owner,
+  openPage,
+  screenshot,
+  waitForPath,
+} from './support.ts';
+
+const skip = browserSkipReason();
+
+describe('children', { skip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let owner: Owner;
+
+  before(async () => {
+    assertBuilt();
+    server = await startTestServer();
+    browser = await launchBrowser();
+    owner = await createOwner(server, 'maria', 'The Rivera family');
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('creates a child, sets the Hearth Space card and still sees it after a reload', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/children`);
+    await page.getByText('No children yet').waitFor();
+
+    const form = page.getByRole('form', { name: 'Add child' });
+    await form.getByLabel('Name').fill('Ann');
+    await form.getByRole('button', { name: 'Add child' }).click();
+    await page.getByText('Ann was added.').waitFor();
+    await form.getByLabel('Name').fill('Ben');
+    await form.getByLabel('Age group').click();
+    await page.getByRole('option', { name: 'Under 8' }).click();
+    await form.getByRole('button', { name: 'Add child' }).click();
+    await page.getByText('Ben was added.').waitFor();
+    await page.getByTestId('child-row').filter({ hasText: 'Ben' }).getByText('Under 8').waitFor();
+    await screenshot(page, 'children.png');
+
+    await page.getByTestId('child-row').filter({ hasText: 'Ann' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Ann' }).waitFor();
+    const card = page.getByRole('form', { name: 'Hearth Space card' });
+    const preview = page.getByTestId('space-preview');
+    await preview.getByText('Hearth Space').waitFor();
+    await page.getByText('Used today: 0 min · No limit set').waitFor();
+
+    // Under 8 renames the space for the youngest children.
+    await card.getByLabel('Age group').click();
+    await page.getByRole('option', { name: 'Under 8' }).click();
+    await preview.getByText('Cozy Corner').waitFor();
+
+    await card.getByLabel('Age group').click();
+    await page.getByRole('option', { name: 'Teen' }).click();
+    await preview.getByText('Hearth Space').waitFor();
+    const note = 'Homework first, then games. Love, Mum';
+    await card.getByLabel('Parent note').fill(note);
+    await card.getByText(`${note.length} / 500 characters`).waitFor();
+    await preview.getByText(note).waitFor();
+    await card.getByRole('button', { name: 'Save card' }).click();
+    await page.getByText('Ann’s Hearth Space card is saved.').waitFor();
+
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Ann' }).waitFor();
+    assert.equal(await card.getByLabel('Age group').inputValue(), 'Teen');
+    assert.equal(await card.getByLabel('Parent note').inputValue(), note);
+    await page.getByTestId('space-preview').getByText(note).waitFor();
+
+    const users = await owner.client.get('/api/users');
+    const ann = users.body.items.find((u: { name: string }) => u.name === 'Ann');
+    assert.equal(ann.overlay_age_tier, 'teen');
+    assert.equal(ann.overlay_parent_note, note);
+
+    // An empty note clears it.
+    await card.getByLabel('Parent note').fill('');
+    await card.getByText('0 / 500 characters').waitFor();
+    await card.getByRole('button', { name: 'Save card' }).click();
+    await page.getByText('Ann’s Hearth Space card is saved.').first().waitFor();
+    const cleared = await owner.client.get(`/api/user/${ann.id}`);
+    assert.equal(cleared.body.overlay_parent_note, null);
+    assert.equal(cleared.body.overlay_age_tier, 'teen');
+    await closePage(handle);
+  });
+
+  test('maps a device account, refuses a duplicate and explains what a check finds', async () => {
+    const child = (
+      await owner.client.post('/api/user/create', {
+        name: 'Cleo',
+        overlay_age_tier: 'eight12',
+        overlay_parent_note: 'Tablet time ends at seven. Sleep tight!',
+      })
+    ).body;
+    const device = await createDevice(server, owner.householdId, {
+      hostname: 'family-laptop',
+      status: 'pending',
+      linux_users: JSON.stringify([{ username: 'someone-else' }]),
+    });
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/children/${child.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Cleo' }).waitFor();
+    await page.getByText('No devices yet').waitFor();
+
+    const form = page.getByRole('form', { name: 'Add device mapping' });
+    await form.getByLabel('Device ID').fill(device.system_id);
+    await form.getByLabel('Account name').fill('cleo');
+    await form.getByRole('button', { name: 'Add device mapping' }).click();
+    const row = page.getByTestId('mapping-row');
+    await row.getByText('family-laptop').waitFor();
+    await row.getByText('cleo', { exact: true }).waitFor();
+    await row.getByText('Linux').waitFor();
+
+    await page.getByRole('button', { name: 'Check mappings' }).click();
+    await page.getByText('Some devices need attention').waitFor();
+    await row.getByText('The device is not approved yet').waitFor();
+    await row.getByText('The device has not reported this account yet').waitFor();
+    await screenshot(page, 'child.png');
+
+    // The same account on the same device again is a conflict, said in words.
+    await form.getByLabel('Device ID').fill(device.system_id);
+    await form.getByLabel('Account name').fill('cleo');
+    await form.getByRole('button', { name: 'Add device mapping' }).click();
+    await form.getByText('This account on this device is already mapped to the child.').waitFor();
+
+    // A device this household does not have.
+    await form.getByLabel('Device ID').fill('00000000-0000-4000-8000-000000000000');
+    await form.getByRole('button', { name: 'Add device mapping' }).click();
+    await form.getByText('The device was not found.').waitFor();
+
+    const saved = await owner.client.get(`/api/user/${child.id}`);
+    assert.equal(saved.body.mappings.length, 1);
+    assert.equal(saved.body.mappings[0].system_id, device.system_id);
+    assert.equal(saved.body.mappings[0].linux_username, 'cleo');
+    await closePage(handle);
+  });
+
+  test('the dashboard shows a card per child with its devices', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/`);
+    await page.getByRole('heading', { level: 1, name: 'The Rivera family' }).waitFor();
+    const cleo = page.getByTestId('child-card').filter({ hasText: 'Cleo' });
+    await cleo.getByText('1 device').waitFor();
+    await cleo.getByText('8–12').waitFor();
+    await page.getByTestId('child-card').filter({ hasText: 'Ann' }).getByText('Teen').waitFor();
+    assert.equal(await page.getByTestId('child-card').count(), 3);
+    await screenshot(page, 'dashboard.png');
+
+    await cleo.getByRole('link', { name: 'Open Cleo' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Cleo' }).waitFor();
+    await closePage(handle);
+  });
+
+  test('a child that does not exist gets a friendly page', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/children/no-such-child`);
+    await page.getByText('We couldn’t find that child').waitFor();
+    await page.getByRole('link', { name: 'Back to children' }).click();
+    await waitForPath(page, '/children');
+    await closePage(handle);
+  });
+});

@@ -1,0 +1,130 @@
+// Shared parts of the admin UI browser tests: the real server, a system Chromium, signed-in pages.
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { Client, PASSWORD, type TestServer } from '../../server/test/helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const root = path.resolve(import.meta.dirname, '../..');
+const SCREENSHOTS = path.join(root, 'docs', 'screenshots');
+
+/** `false` when the tests can run, else why not (for node:test's `skip`). */
+export function browserSkipReason(): string | false {
+  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}; the admin UI browser tests need it`;
+  return false;
+}
+
+export function assertBuilt(): void {
+  if (!existsSync(path.join(root, 'web', 'dist', 'index.html'))) {
+    throw new Error('web/dist is missing: run `node scripts/build.mjs` before the browser tests.');
+  }
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+export interface Owner {
+  client: Client;
+  householdId: string;
+  parentId: string;
+  username: string;
+}
+
+/**
+ * A household with a readable owner name (it shows in screenshots): through POST /api/setup on a
+ * fresh server, else through the household service that open sign-up uses.
+ */
+export async function createOwner(
+  server: TestServer,
+  username: string,
+  householdName: string,
+): Promise<Owner> {
+  const client = new Client(server.url);
+  const body = { username, password: PASSWORD, household_name: householdName };
+  const res = await client.post('/api/setup', body);
+  if (res.status === 201) {
+    return { client, householdId: res.body.household.id, parentId: res.body.parent.id, username };
+  }
+  await server.services.auth.createHouseholdWithOwner(body, false);
+  const signed = await client.signIn(username, PASSWORD);
+  if (signed.status !== 200) throw new Error(`could not sign in: ${signed.status} ${signed.text}`);
+  return { client, householdId: signed.body.household.id, parentId: signed.body.parent.id, username };
+}
+
+export interface OpenPage {
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught exceptions and console errors other than failed 4xx loads. */
+  problems: string[];
+}
+
+/** A browser page; with `as`, it shares that client's session cookie, so it starts signed in. */
+export async function openPage(
+  browser: Browser,
+  server: TestServer,
+  options: { as?: Client; viewport?: { width: number; height: number } } = {},
+): Promise<OpenPage> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? DESKTOP,
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+  });
+  context.setDefaultTimeout(10_000);
+  const cookie = options.as?.cookie;
+  if (cookie) {
+    const [name = '', value = ''] = cookie.split('=', 2);
+    await context.addCookies([{ name, value, url: server.url }]);
+  }
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) problems.push(msg.text());
+  });
+  return { context, page, problems };
+}
+
+/** Closes the page's context and fails if the page threw or logged an error. */
+export async function closePage({ context, problems }: OpenPage): Promise<void> {
+  await context.close();
+  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+}
+
+/** Writes docs/screenshots/<name> of the whole page, without passing notifications. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
+  // A window as tall as the page keeps the fixed header and navigation where they belong, which
+  // a stitched full-page capture does not.
+  // No hover effect from the last click in the picture.
+  await page.mouse.move(0, 0);
+  const viewport = page.viewportSize() ?? DESKTOP;
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  if (height > viewport.height) await page.setViewportSize({ width: viewport.width, height });
+  await page.screenshot({
+    path: path.join(SCREENSHOTS, name),
+    animations: 'disabled',
+    style: '.mantine-Notifications-root { display: none !important; }',
+  });
+  if (height > viewport.height) await page.setViewportSize(viewport);
+}
+
+/** Resolves once `url` (a path) is the page's location. */
+export async function waitForPath(page: Page, pathname: string): Promise<void> {
+  await page.waitForURL((url) => url.pathname === pathname);
+}
+
+export { Client, PASSWORD };
