@@ -5,7 +5,14 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import { announcePostgres, createHousehold, type Household, startTestServer, type TestServer, testDatabases } from './helpers.js';
+import {
+  announcePostgres,
+  createHousehold,
+  type Household,
+  startTestServer,
+  type TestServer,
+  testDatabases,
+} from './helpers.js';
 
 announcePostgres();
 
@@ -40,7 +47,10 @@ for (const db of testDatabases()) {
         enrollment_token: token,
         payload: { type: 'hearth_pairing', ws_url: 'wss://hearth.example.org/ws', enrollment_token: token },
       });
-      assert.deepEqual(await decodeQr(`${server.url}/api/pairing/qr.png`, home.client.cookie ?? ''), res.body.payload);
+      assert.deepEqual(
+        await decodeQr(`${server.url}/api/pairing/qr.png`, home.client.cookie ?? ''),
+        res.body.payload,
+      );
     });
 
     test('without HEARTH_PUBLIC_URL the address the parent used is given', async () => {
@@ -65,7 +75,10 @@ for (const db of testDatabases()) {
         hearth_ws_url: 'wss://hearth.example.org/ws',
         hearth_enrollment_token: before.body.enrollment_token,
       });
-      assert.equal(before.body.payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_CHECKSUM'], undefined);
+      assert.equal(
+        before.body.payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_CHECKSUM'],
+        undefined,
+      );
 
       const missing = await home.client.get('/api/pairing/provisioning/apk');
       assert.equal(missing.status, 404);
@@ -81,13 +94,24 @@ for (const db of testDatabases()) {
         after.body.payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_CHECKSUM'],
         createHash('sha256').update(apk).digest('base64url'),
       );
-      assert.equal(after.body.payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_DOWNLOAD_LOCATION'], 'https://hearth.example.org/api/pairing/provisioning/apk');
-      assert.deepEqual(await decodeQr(`${server.url}/api/pairing/provisioning/qr.png`, home.client.cookie ?? ''), after.body.payload);
+      assert.equal(
+        after.body.payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_DOWNLOAD_LOCATION'],
+        'https://hearth.example.org/api/pairing/provisioning/apk',
+      );
+      assert.deepEqual(
+        await decodeQr(`${server.url}/api/pairing/provisioning/qr.png`, home.client.cookie ?? ''),
+        after.body.payload,
+      );
 
-      const download = await fetch(`${server.url}/api/pairing/provisioning/apk`, { headers: { cookie: home.client.cookie ?? '' } });
+      const download = await fetch(`${server.url}/api/pairing/provisioning/apk`, {
+        headers: { cookie: home.client.cookie ?? '' },
+      });
       assert.equal(download.status, 200);
       assert.equal(download.headers.get('content-type'), 'application/vnd.android.package-archive');
-      assert.match(download.headers.get('content-disposition') ?? '', /attachment; filename="hearth-agent\.apk"/);
+      assert.match(
+        download.headers.get('content-disposition') ?? '',
+        /attachment; filename="hearth-agent\.apk"/,
+      );
       assert.deepEqual(Buffer.from(await download.arrayBuffer()), apk);
       assert.equal((await fetch(`${server.url}/api/pairing/provisioning/apk`)).status, 401);
     });
@@ -99,7 +123,9 @@ for (const db of testDatabases()) {
       const msi = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 1, 2, 3]);
       mkdirSync(path.join(server.dataDir, 'artifacts'), { recursive: true });
       writeFileSync(path.join(server.dataDir, 'artifacts', 'hearth-agent.msi'), msi);
-      const res = await fetch(`${server.url}/api/pairing/windows/msi`, { headers: { cookie: home.client.cookie ?? '' } });
+      const res = await fetch(`${server.url}/api/pairing/windows/msi`, {
+        headers: { cookie: home.client.cookie ?? '' },
+      });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'application/x-msi');
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), msi);

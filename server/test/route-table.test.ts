@@ -113,14 +113,19 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
       'patch foreign parent',
     ),
   'GET /api/devices': async ({ b, aDeviceId }) => {
-    const ids = (await b.client.get('/api/devices')).body.items.map((d: { system_id: string }) => d.system_id);
+    const ids = (await b.client.get('/api/devices')).body.items.map(
+      (d: { system_id: string }) => d.system_id,
+    );
     assert.ok(!ids.includes(aDeviceId));
   },
   'GET /api/devices/pending': async ({ b, aPendingId }) => {
-    const ids = (await b.client.get('/api/devices/pending')).body.items.map((d: { system_id: string }) => d.system_id);
+    const ids = (await b.client.get('/api/devices/pending')).body.items.map(
+      (d: { system_id: string }) => d.system_id,
+    );
     assert.ok(!ids.includes(aPendingId));
   },
-  'GET /api/devices/:system_id': async ({ b, aDeviceId }) => expect404(await b.client.get(`/api/devices/${aDeviceId}`), 'device'),
+  'GET /api/devices/:system_id': async ({ b, aDeviceId }) =>
+    expect404(await b.client.get(`/api/devices/${aDeviceId}`), 'device'),
   'POST /api/device/approve/:system_id': async ({ a, b, aPendingId }) => {
     expect404(await b.client.post(`/api/device/approve/${aPendingId}`), 'approve');
     assert.equal((await a.client.get(`/api/devices/${aPendingId}`)).body.status, 'pending');
@@ -134,7 +139,14 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
     assert.equal((await a.client.get(`/api/devices/${aDeviceId}`)).body.status, 'approved');
   },
   'POST /api/devices/:system_id/overlay': async ({ b, aDeviceId }) =>
-    expect404(await b.client.post(`/api/devices/${aDeviceId}/overlay`, { action: 'show', reason: 'sleep', linux_username: 'ann' }), 'overlay'),
+    expect404(
+      await b.client.post(`/api/devices/${aDeviceId}/overlay`, {
+        action: 'show',
+        reason: 'sleep',
+        linux_username: 'ann',
+      }),
+      'overlay',
+    ),
   'POST /api/devices/:system_id/clear-clock-tamper': async ({ b, aDeviceId }) =>
     expect404(await b.client.post(`/api/devices/${aDeviceId}/clear-clock-tamper`), 'clear clock tamper'),
   'GET /api/pairing/config': async ({ a, b }) => {
@@ -151,12 +163,17 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
     assert.notEqual((await b.client.get('/api/pairing/provisioning/config')).body.enrollment_token, mine);
   },
   'GET /api/pairing/provisioning/qr.png': async ({ a, b }) => {
-    const [qa, qb] = [await a.client.get('/api/pairing/provisioning/qr.png'), await b.client.get('/api/pairing/provisioning/qr.png')];
+    const [qa, qb] = [
+      await a.client.get('/api/pairing/provisioning/qr.png'),
+      await b.client.get('/api/pairing/provisioning/qr.png'),
+    ];
     assert.notEqual(qa.text, qb.text);
   },
   // The agent downloads are the operator's files, the same for every household: nothing of A's to reach.
-  'GET /api/pairing/provisioning/apk': async ({ b }) => assert.equal((await b.client.get('/api/pairing/provisioning/apk')).status, 404),
-  'GET /api/pairing/windows/msi': async ({ b }) => assert.equal((await b.client.get('/api/pairing/windows/msi')).status, 404),
+  'GET /api/pairing/provisioning/apk': async ({ b }) =>
+    assert.equal((await b.client.get('/api/pairing/provisioning/apk')).status, 404),
+  'GET /api/pairing/windows/msi': async ({ b }) =>
+    assert.equal((await b.client.get('/api/pairing/windows/msi')).status, 404),
 };
 
 const fill = (url: string, w: World) =>
@@ -176,7 +193,10 @@ for (const db of testDatabases()) {
       const aChild = (await a.client.post('/api/user/create', { name: 'A child' })).body;
       const bChild = (await b.client.post('/api/user/create', { name: 'B child' })).body;
       const device = await createDevice(server, a.householdId);
-      const pending = await createDevice(server, a.householdId, { status: 'pending', secure_token_hash: null });
+      const pending = await createDevice(server, a.householdId, {
+        status: 'pending',
+        secure_token_hash: null,
+      });
       await a.client.post(`/managed-users/${aChild.id}/mappings/add`, {
         system_id: device.system_id,
         linux_username: 'ann',
