@@ -77,14 +77,17 @@ export class SimAgent extends EventEmitter {
     };
   }
 
-  /** Opens the socket and says hello; resolves once the server answers it (authenticated, pending or refused). */
-  connect(): Promise<Frame | CloseInfo> {
+  /**
+   * Opens the socket and says hello; resolves with the server's answer (auth_result, pairing_status or
+   * pairing_approved), or `{type:'closed', code, reason}` when the socket closed first.
+   */
+  connect(): Promise<Frame> {
     this.stopped = false;
     this.state = 'connecting';
     this.connects += 1;
     const ws = new WebSocket(this.options.url, { perMessageDeflate: false });
     this.ws = ws;
-    const answered = new Promise<Frame | CloseInfo>((resolve) => {
+    const answered = new Promise<Frame>((resolve) => {
       const onFrame = (frame: Frame) => {
         if (
           frame.type === 'auth_result' ||
@@ -98,7 +101,7 @@ export class SimAgent extends EventEmitter {
       };
       const onClose = (info: CloseInfo) => {
         this.off('frame', onFrame);
-        resolve(info);
+        resolve({ type: 'closed', ...info });
       };
       this.on('frame', onFrame);
       this.once('close', onClose);

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
+import type { ChannelTimings } from './agent-channel/hub.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './platform/db/database.js';
@@ -19,7 +20,7 @@ export interface RunningServer {
 /** Opens storage, migrates, builds the app and listens; `close` undoes all of it in order. */
 export async function startServer(
   config: Config,
-  options: { worker?: boolean; log?: FastifyBaseLogger } = {},
+  options: { worker?: boolean; log?: FastifyBaseLogger; timings?: ChannelTimings } = {},
 ): Promise<RunningServer> {
   const log = options.log ?? (pino({ level: config.logLevel }) as FastifyBaseLogger);
   const db = openDatabase(config);
@@ -30,7 +31,7 @@ export async function startServer(
     throw err;
   }
   ensureSecretKey(config.dataDir, config.secretKey);
-  const services = buildServices(config, db, log);
+  const services = buildServices(config, db, log, options.timings);
   await services.hub.start();
   const app = await buildApp({ config, services });
   if (config.bootstrapAdmin) {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
-import { AgentHub } from './agent-channel/hub.js';
+import { AgentHub, type ChannelTimings } from './agent-channel/hub.js';
 import { CommandQueue } from './agent-channel/queue.js';
 import type { Config } from './config.js';
 import { AuthService } from './features/auth/service.js';
@@ -35,13 +35,18 @@ export interface Services {
 
 const BEARER_PER_MINUTE = 600;
 
-export function buildServices(config: Config, db: Db, log: FastifyBaseLogger): Services {
+export function buildServices(
+  config: Config,
+  db: Db,
+  log: FastifyBaseLogger,
+  timings?: ChannelTimings,
+): Services {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
   const counters: CounterStore = redis ? new RedisCounterStore(redis) : new MemoryCounterStore();
   const bus: Bus = config.redisUrl ? new RedisBus(config.redisUrl) : new MemoryBus();
   const events = new EventPublisher(bus, log);
   const queue = new CommandQueue(db.kysely);
-  const hub = new AgentHub(db.kysely, bus, queue, events, config, log);
+  const hub = new AgentHub(db.kysely, bus, queue, events, config, log, timings);
   return {
     config,
     db,

@@ -11,6 +11,7 @@ import {
   startTestServer,
   type TestServer,
   testDatabases,
+  withAdmin,
 } from './helpers.js';
 
 announcePostgres();
@@ -327,6 +328,76 @@ for (const db of testDatabases()) {
       assert.equal((await a.waitFor('error')).code, 'unknown_account');
       const usage = (await home.client.get(`/api/user/${child.id}/usage`)).body;
       assert.equal(usage.used_seconds_today, 1500);
+    });
+  });
+}
+
+for (const db of testDatabases()) {
+  describe(`agent liveness and reconnection (${db.name})`, () => {
+    test('pings keep a live agent connected; an agent that stops answering is dropped and shown offline', async () => {
+      const server = await startTestServer(
+        db,
+        {},
+        { timings: { helloMs: 10_000, pingMs: 100, silenceMs: 500, sweepMs: 50 } },
+      );
+      const agents: SimAgent[] = [];
+      try {
+        const owner = await createHousehold(server, 'Liveness');
+        const token = await enrollmentToken(owner);
+        const pair = async () => {
+          const a = new SimAgent({ url: server.wsUrl, enrollmentToken: token });
+          agents.push(a);
+          await a.connect();
+          const approved = a.waitFor('pairing_approved');
+          await owner.client.post(`/api/device/approve/${a.systemId}`);
+          await approved;
+          return a;
+        };
+        const alive = await pair();
+        const silent = await pair();
+        // A frozen peer: its socket stops reading, so the server's pings go unanswered.
+        (silent.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+        await new Promise((r) => setTimeout(r, 1200));
+        assert.equal(alive.state, 'authenticated');
+        assert.equal((await owner.client.get(`/api/devices/${alive.systemId}`)).body.online, true);
+        assert.equal((await owner.client.get(`/api/devices/${silent.systemId}`)).body.online, false);
+        assert.equal(server.services.hub.isLocal(silent.systemId), false);
+      } finally {
+        await Promise.all(agents.map((a) => a.stop()));
+        await server.close();
+      }
+    });
+
+    test('the simulator reconnects with back-off after a server restart and authenticates again', async () => {
+      const first = await startTestServer(db, {}, { keep: true });
+      let second: TestServer | null = null;
+      const owner = await createHousehold(first, 'Reconnect');
+      const a = new SimAgent({
+        url: first.wsUrl,
+        enrollmentToken: await enrollmentToken(owner),
+        reconnect: true,
+        backoffMs: { base: 50, max: 400 },
+      });
+      try {
+        await a.connect();
+        const approved = a.waitFor('pairing_approved');
+        await owner.client.post(`/api/device/approve/${a.systemId}`);
+        await approved;
+        const port = new URL(first.url).port;
+        await first.close();
+        second = await startTestServer(db, { ...first.storageEnv, HEARTH_PORT: port });
+        const back = await a.waitFor((f) => f.type === 'auth_result' && f.success === true, 10_000);
+        assert.equal(back.system_id, a.systemId);
+        assert.ok(a.connects >= 2);
+      } finally {
+        await a.stop();
+        await second?.close();
+        const url = first.storageEnv.HEARTH_DATABASE_URL;
+        if (url && db.adminUrl) {
+          const name = new URL(url).pathname.slice(1);
+          await withAdmin(db.adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+        }
+      }
     });
   });
 }

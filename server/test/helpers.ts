@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
+import type { ChannelTimings } from '../src/agent-channel/hub.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { nowIso } from '../src/platform/clock.js';
 import { newId, sha256Hex } from '../src/platform/crypto.js';
@@ -73,7 +74,7 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(
   db: TestDatabase = { name: 'sqlite' },
   env: Record<string, string> = {},
-  options: { keep?: boolean } = {},
+  options: { keep?: boolean; timings?: ChannelTimings } = {},
 ): Promise<TestServer> {
   const dataDir = env.HEARTH_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
   const pgDb =
@@ -88,7 +89,11 @@ export async function startTestServer(
     ...(pgDb ? { HEARTH_DATABASE_URL: pgDb.url } : {}),
     ...env,
   });
-  const server = await startServer(config, { worker: false, log: pino({ level: 'silent' }) });
+  const server = await startServer(config, {
+    worker: false,
+    log: pino({ level: 'silent' }),
+    timings: options.timings,
+  });
   return {
     ...server,
     config,

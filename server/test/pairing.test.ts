@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import {
   announcePostgres,
@@ -13,6 +13,10 @@ import {
   type TestServer,
   testDatabases,
 } from './helpers.js';
+
+// jsqr is CommonJS: its default export arrives as the module itself.
+const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule.default }).default ??
+  jsQRModule) as unknown as typeof jsQRModule.default;
 
 announcePostgres();
 

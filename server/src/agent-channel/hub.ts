@@ -22,6 +22,21 @@ import type { EventPublisher } from '../platform/events.js';
 import { compileStrict, describeErrors } from '../platform/validate.js';
 import type { CommandQueue } from './queue.js';
 
+/** The channel's clock (DESIGN §5); tests shorten it to watch liveness work. */
+export interface ChannelTimings {
+  helloMs: number;
+  pingMs: number;
+  silenceMs: number;
+  sweepMs: number;
+}
+
+export const DEFAULT_TIMINGS: ChannelTimings = {
+  helloMs: WS_HELLO_TIMEOUT_MS,
+  pingMs: WS_PING_INTERVAL_MS,
+  silenceMs: WS_SILENCE_LIMIT_MS,
+  sweepMs: 1000,
+};
+
 export type CommandResult =
   | { status: 'ok'; data: unknown }
   | { status: 'error'; error: unknown }
@@ -70,7 +85,6 @@ const validateHello = compileStrict<HelloMessage>(HelloMessage);
 const validateResponse = compileStrict<CommandResponseMessage>(CommandResponseMessage);
 const validateUsage = compileStrict<UsageReportMessage>(UsageReportMessage);
 
-const SWEEP_MS = 1000;
 const TOUCH_EVERY_MS = 30_000;
 
 /**
@@ -96,6 +110,7 @@ export class AgentHub {
     private readonly events: EventPublisher,
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
+    private readonly timings: ChannelTimings = DEFAULT_TIMINGS,
   ) {
     this.devices = new DeviceRepository(db);
     this.handlers.set('usage_report', (device, message) => this.onUsageReport(device, message));
@@ -105,7 +120,7 @@ export class AgentHub {
     this.unsubscribe = await this.bus.subscribe(`instance:${this.instanceId}`, (m) =>
       this.onInstanceMessage(m as InstanceMessage),
     );
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper = setInterval(() => this.sweep(), this.timings.sweepMs);
     this.sweeper.unref();
   }
 
@@ -397,16 +412,16 @@ export class AgentHub {
   private sweep(): void {
     const now = Date.now();
     for (const conn of this.unidentified) {
-      if (conn.state === 'hello' && now - conn.openedAt > WS_HELLO_TIMEOUT_MS)
+      if (conn.state === 'hello' && now - conn.openedAt > this.timings.helloMs)
         this.closeSocket(conn, CLOSE_CODES.helloTimeout, 'no hello in time');
     }
     const seen: string[] = [];
     for (const conn of this.connections.values()) {
-      if (now - conn.lastSeen > WS_SILENCE_LIMIT_MS) {
+      if (now - conn.lastSeen > this.timings.silenceMs) {
         conn.ws.terminate();
         continue;
       }
-      if (now - conn.lastPing >= WS_PING_INTERVAL_MS) {
+      if (now - conn.lastPing >= this.timings.pingMs) {
         conn.lastPing = now;
         try {
           conn.ws.ping();
