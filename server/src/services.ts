@@ -58,7 +58,7 @@ export function buildServices(
     hub,
     auth: new AuthService(db.kysely, counters),
     household: new HouseholdService(db.kysely),
-    users: new UserService(db.kysely),
+    users: new UserService(db.kysely, hub),
     devices: new DeviceService(db.kysely, hub, queue, events),
     pairing: new PairingService(db.kysely, config),
     async limitDevice(systemId) {

@@ -328,6 +328,10 @@ for (const db of testDatabases()) {
       assert.equal((await a.waitFor('error')).code, 'unknown_account');
       const usage = (await home.client.get(`/api/user/${child.id}/usage`)).body;
       assert.equal(usage.used_seconds_today, 1500);
+      assert.equal(usage.online, true, 'the child is online while a mapped device is connected');
+      await a.stop();
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await home.client.get(`/api/user/${child.id}/usage`)).body.online, false);
     });
   });
 }

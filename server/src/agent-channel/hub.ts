@@ -133,6 +133,26 @@ export class AgentHub {
     return this.connections.get(systemId)?.state === 'authenticated';
   }
 
+  /**
+   * Online anywhere: held here, or held by the instance the database names and heard from within the
+   * silence limit (an instance that died without cleaning up stops counting after that).
+   */
+  isOnline(row: {
+    system_id: string;
+    status: string;
+    connected_instance?: string | null;
+    last_seen_at: string | null;
+  }): boolean {
+    if (row.status === 'rejected' || row.status === 'unenrolled') return false;
+    if (this.connections.has(row.system_id)) return true;
+    const seen = row.last_seen_at ? Date.parse(row.last_seen_at) : 0;
+    return (
+      !!row.connected_instance &&
+      row.connected_instance !== this.instanceId &&
+      Date.now() - seen < this.timings.silenceMs
+    );
+  }
+
   get size(): number {
     return this.connections.size + this.unidentified.size;
   }

@@ -4,8 +4,8 @@ import {
   DEFAULT_AGE_TIER,
   type DeviceView,
   type OverlayControlBody,
-  WS_SILENCE_LIMIT_MS,
 } from '@hearth/protocol';
+
 import type { Kysely } from 'kysely';
 import type { AgentHub } from '../../agent-channel/hub.js';
 import { type CommandQueue, queuePolicyFor } from '../../agent-channel/queue.js';
@@ -36,10 +36,6 @@ export class DeviceService {
   }
 
   view(row: DeviceRow): DeviceView {
-    const seen = row.last_seen_at ? Date.parse(row.last_seen_at) : 0;
-    const online =
-      this.hub.isLocal(row.system_id) ||
-      (!!row.connected_instance && Date.now() - seen < WS_SILENCE_LIMIT_MS);
     return {
       system_id: row.system_id,
       hostname: row.hostname,
@@ -48,7 +44,7 @@ export class DeviceService {
       status: row.status,
       agent_version: row.agent_version,
       linux_users: parseLinuxUsers(row.linux_users),
-      online: online && row.status !== 'rejected' && row.status !== 'unenrolled',
+      online: this.hub.isOnline(row),
       last_seen_at: row.last_seen_at,
       created_at: row.created_at,
     };

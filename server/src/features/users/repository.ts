@@ -85,6 +85,8 @@ export class UserRepository {
         'agent_device.platform',
         'agent_device.status',
         'agent_device.linux_users',
+        'agent_device.connected_instance',
+        'agent_device.last_seen_at',
       ])
       .where('device_mapping.managed_user_id', 'in', userIds)
       .orderBy('device_mapping.created_at', 'asc')

@@ -9,6 +9,7 @@ import type {
   ValidationView,
 } from '@hearth/protocol';
 import type { Kysely } from 'kysely';
+import type { AgentHub } from '../../agent-channel/hub.js';
 import { isAdmin, type SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
@@ -31,7 +32,10 @@ export class UserService {
   private readonly users: UserRepository;
   private readonly devices: DeviceRepository;
 
-  constructor(db: Kysely<Database>) {
+  constructor(
+    db: Kysely<Database>,
+    private readonly hub: Pick<AgentHub, 'isOnline'>,
+  ) {
     this.users = new UserRepository(db);
     this.devices = new DeviceRepository(db);
   }
@@ -203,10 +207,10 @@ export class UserService {
       user_id: userId,
       date: today,
       used_seconds_today: devices.reduce((sum, d) => sum + d.seconds_used, 0),
-      // Allowances arrive with weekly schedules; until a schedule exists there is no limit.
+      // Allowances arrive with weekly schedules; until a child has one there is no limit.
       limit_seconds: null,
       remaining_seconds: null,
-      online: false,
+      online: mappings.some((m) => m.status !== null && this.hub.isOnline({ ...m, status: m.status })),
       devices,
     };
   }
