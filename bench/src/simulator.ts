@@ -28,6 +28,8 @@ export interface SimAgentOptions {
   backoffMs?: { base: number; max: number };
   /** Keep every received frame in `frames` (tests); off for large fleets. */
   record?: boolean;
+  /** Source address for the socket (large fleets spread over 127.0.0.x to have ports enough). */
+  localAddress?: string;
 }
 
 export interface CloseInfo {
@@ -85,7 +87,11 @@ export class SimAgent extends EventEmitter {
     this.stopped = false;
     this.state = 'connecting';
     this.connects += 1;
-    const ws = new WebSocket(this.options.url, { perMessageDeflate: false });
+    const ws = new WebSocket(this.options.url, {
+      perMessageDeflate: false,
+      localAddress: this.options.localAddress,
+    });
+
     this.ws = ws;
     const answered = new Promise<Frame>((resolve) => {
       const onFrame = (frame: Frame) => {
