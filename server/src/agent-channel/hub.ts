@@ -54,6 +54,7 @@ interface Connection {
   lastPing: number;
   linuxUsers: Set<string> | null;
   waiting: Map<string, (result: CommandResult) => void> | null;
+  chain: Promise<void>;
 }
 
 /** A handler for an agent message type that later features register (alerts, inventory, …). */
@@ -169,15 +170,21 @@ export class AgentHub {
       lastPing: now,
       linuxUsers: null,
       waiting: null,
+      chain: Promise.resolve(),
     };
+
     this.unidentified.add(conn);
     ws.on('message', (data, isBinary) => {
       conn.lastSeen = Date.now();
       if (isBinary) return this.closeSocket(conn, CLOSE_CODES.badMessage, 'binary frames are not accepted');
-      this.onMessage(conn, data.toString()).catch((err) => {
-        this.log.error({ err, system_id: conn.systemId }, 'agent message failed');
-        this.sendError(conn, 'internal_error', 'The server could not handle that message.');
-      });
+      const text = data.toString();
+      // One agent's frames are handled in the order they came (a usage total, then the next one).
+      conn.chain = conn.chain
+        .then(() => this.onMessage(conn, text))
+        .catch((err) => {
+          this.log.error({ err, system_id: conn.systemId }, 'agent message failed');
+          this.sendError(conn, 'internal_error', 'The server could not handle that message.');
+        });
     });
     ws.on('pong', () => {
       conn.lastSeen = Date.now();
@@ -292,8 +299,15 @@ export class AgentHub {
       }
       if (device.status !== 'approved') {
         this.send(conn, { type: 'auth_result', success: false, error: `device_${device.status}` });
-        if (device.status === 'unenrolled') await this.deliverUnenroll(conn, device.system_id);
-        return this.closeSocket(conn, CLOSE_CODES.deviceRejected, `device ${device.status}`);
+        const status = device.status;
+        // Detached: the agent's answer arrives as a later frame, which waits behind this one.
+        this.detach(
+          (status === 'unenrolled'
+            ? this.deliverUnenroll(conn, device.system_id)
+            : Promise.resolve()
+          ).finally(() => this.closeSocket(conn, CLOSE_CODES.deviceRejected, `device ${status}`)),
+        );
+        return;
       }
       await this.devices.update(device.system_id, { ...reported, connected_instance: this.instanceId });
       this.bind(conn, device.system_id, device.household_id, hello);
@@ -303,7 +317,8 @@ export class AgentHub {
         status: 'approved',
         online: true,
       });
-      return this.flushQueue(conn);
+      this.detach(this.flushQueue(conn));
+      return;
     }
 
     const householdId = await this.householdForEnrollment(hello.enrollment_token);
@@ -411,7 +426,7 @@ export class AgentHub {
       status: 'approved',
       online: true,
     });
-    await this.flushQueue(conn);
+    this.detach(this.flushQueue(conn));
   }
 
   private onClose(conn: Connection): void {
@@ -553,6 +568,11 @@ export class AgentHub {
   }
 
   /** Hands an unenrolled device its queued `unenroll` command, waiting briefly for the answer. */
+  /** Runs work that must not hold up this socket's frame handling (it waits for the agent's answers). */
+  private detach(work: Promise<unknown>): void {
+    work.catch((err) => this.log.error({ err }, 'agent channel task failed'));
+  }
+
   private async deliverUnenroll(conn: Connection, systemId: string): Promise<void> {
     const rows = (await this.queue.due(systemId)).filter((r) => r.command === 'unenroll');
     if (!rows.length) return;
