@@ -177,7 +177,8 @@ export class SimAgent extends EventEmitter {
       this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
-  /** Waits for the next frame that matches (or one already received, when recording). */
+  /** Waits for the next frame that matches; start waiting before the action that causes it. */
+
   waitFor(match: string | ((frame: Frame) => boolean), timeoutMs = 5000): Promise<Frame> {
     const test = typeof match === 'string' ? (f: Frame) => f.type === match : match;
     return new Promise((resolve, reject) => {

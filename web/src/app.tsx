@@ -6,12 +6,15 @@ import { HearthMark } from './components/icons';
 import { ChildPage } from './pages/child/child-page';
 import { ChildrenPage } from './pages/children-page';
 import { DashboardPage } from './pages/dashboard-page';
+import { AddDevicePage } from './pages/devices/add-device-page';
+import { DevicePage } from './pages/devices/device-page';
+import { DevicesPage } from './pages/devices/devices-page';
 import { LoginPage, returnPath } from './pages/login-page';
 import { NotFoundPage } from './pages/not-found-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { SetupPage } from './pages/setup-page';
 import { SignupPage } from './pages/signup-page';
-import { AccessRequestsPage, AlertsPage, DevicesPage, OnlineAccountsPage } from './pages/waiting-pages';
+import { AccessRequestsPage, AlertsPage, OnlineAccountsPage } from './pages/waiting-pages';
 import { useSession } from './session';
 
 function StartupScreen({ children }: { children: ReactNode }) {
@@ -101,6 +104,8 @@ export function App() {
       >
         <Route index element={<DashboardPage />} />
         <Route path="devices" element={<DevicesPage />} />
+        <Route path="devices/add" element={<AddDevicePage />} />
+        <Route path="devices/:system_id" element={<DevicePage />} />
         <Route path="children" element={<ChildrenPage />} />
         <Route path="children/:id" element={<ChildPage />} />
         <Route path="access-requests" element={<AccessRequestsPage />} />

@@ -70,3 +70,36 @@ export function formatMinutes(seconds: number): string {
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
+
+export const DEVICE_STATUS_LABELS: Record<string, string> = {
+  pending: 'Waiting for approval',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  unenrolled: 'Unenrolled',
+};
+
+export const DEVICE_STATUS_COLORS: Record<string, string> = {
+  pending: 'yellow',
+  approved: 'teal',
+  rejected: 'red',
+  unenrolled: 'gray',
+};
+
+/** "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", else "on 12 Mar 2025". */
+export function timeAgo(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 60) return 'just now';
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.floor(hours / 24);
+  if (days === 1) return 'yesterday';
+  if (days < 7) return `${days} days ago`;
+  return `on ${new Date(iso).toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' })}`;
+}
+
+/** The full local date and time, for a tooltip beside a relative time. */
+export function exactTime(iso: string): string {
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' });
+}

@@ -101,6 +101,34 @@ export const api = {
   delete: <T>(path: string, options?: RequestOptions) => request<T>('DELETE', path, options),
 };
 
+export type DownloadState = { available: true } | { available: false; message: string };
+
+/**
+ * Whether a download link would work, without downloading it: a 200's body is dropped unread; a 404
+ * carries the server's sentence saying what is missing.
+ */
+export async function probeDownload(path: string, signal?: AbortSignal): Promise<DownloadState> {
+  let response: Response;
+  try {
+    response = await fetch(path, { credentials: 'same-origin', signal });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'unreachable', UNREACHABLE_MESSAGE);
+  }
+  if (response.ok) {
+    await response.body?.cancel();
+    return { available: true };
+  }
+  let body: unknown = null;
+  if ((response.headers.get('content-type') ?? '').includes('application/json')) {
+    body = await response.json().catch(() => null);
+  }
+  const error = errorFrom(response.status, body, null);
+  if (response.status === 404) return { available: false, message: error.message };
+  if (response.status === 401) onUnauthenticated?.();
+  throw error;
+}
+
 /** A message for people, whatever was thrown. */
 export function messageOf(err: unknown): string {
   if (err instanceof ApiError) return err.message;

@@ -1,14 +1,18 @@
 // Wire shapes come from the protocol package (types only, so no schema code reaches the bundle).
-import type { ManagedUserView, ParentView } from '@hearth/protocol';
+import type { DeviceView, ManagedUserView, ParentView } from '@hearth/protocol';
 
 export type {
   AgeTier,
   ChildPermission,
+  CommandOutcome,
+  DeviceView,
   ManagedUserView,
   MappingView,
   OverlayBody,
+  PairingConfig,
   ParentRole,
   ParentView,
+  ProvisioningConfig,
   SessionView,
   UsageView,
   ValidationView,
@@ -34,3 +38,4 @@ export interface ItemList<T> {
 
 export type ParentList = ItemList<ParentView>;
 export type UserList = ItemList<ManagedUserView>;
+export type DeviceList = ItemList<DeviceView>;

@@ -137,6 +137,77 @@ export const IconHeart = (p: IconProps) => (
   </Icon>
 );
 
+export const IconLaptop = (p: IconProps) => (
+  <Icon {...p}>
+    <rect x="4.5" y="5" width="15" height="10" rx="1.5" />
+    <path d="M2.5 18.5h19" />
+  </Icon>
+);
+
+export const IconPhone = (p: IconProps) => (
+  <Icon {...p}>
+    <rect x="7" y="3" width="10" height="18" rx="2" />
+    <path d="M11 17.5h2" />
+  </Icon>
+);
+
+export const IconGamepad = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M7 7h10a4.5 4.5 0 0 1 4.4 5.4l-.8 4a2.6 2.6 0 0 1-4.6 1.1L14.5 16h-5L8 17.5a2.6 2.6 0 0 1-4.6-1.1l-.8-4A4.5 4.5 0 0 1 7 7z" />
+    <path d="M8 10v3M6.5 11.5h3" />
+    <path d="M15.5 11h.01M17.5 12.5h.01" />
+  </Icon>
+);
+
+export const IconCopy = (p: IconProps) => (
+  <Icon {...p}>
+    <rect x="8.5" y="8.5" width="11" height="11" rx="1.8" />
+    <path d="M15.5 8.5V6a1.5 1.5 0 0 0-1.5-1.5H6A1.5 1.5 0 0 0 4.5 6v8A1.5 1.5 0 0 0 6 15.5h2.5" />
+  </Icon>
+);
+
+export const IconDownload = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M12 4v11M7.5 10.5 12 15l4.5-4.5" />
+    <path d="M5 19.5h14" />
+  </Icon>
+);
+
+export const IconPause = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M9 6.5v11M15 6.5v11" />
+  </Icon>
+);
+
+export const IconPlay = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M8 5.5v13l10.5-6.5z" />
+  </Icon>
+);
+
+export const IconX = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M6.5 6.5l11 11M17.5 6.5l-11 11" />
+  </Icon>
+);
+
+export const IconUnlink = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M10 7.5 11.8 5.7a4 4 0 0 1 5.7 5.7L15.7 13.2" />
+    <path d="M14 16.5 12.2 18.3a4 4 0 0 1-5.7-5.7l1.8-1.8" />
+    <path d="M4 4l16 16" />
+  </Icon>
+);
+
+export const IconQrCode = (p: IconProps) => (
+  <Icon {...p}>
+    <rect x="4" y="4" width="6" height="6" rx="1" />
+    <rect x="14" y="4" width="6" height="6" rx="1" />
+    <rect x="4" y="14" width="6" height="6" rx="1" />
+    <path d="M14 14h2.5v2.5H14zM18 18h2v2h-2zM14 19.5h1.5M19.5 14v2" />
+  </Icon>
+);
+
 /** The Hearth mark: a house with a flame, as in the favicon. */
 export function HearthMark({ size = 28 }: { size?: number }) {
   return (

@@ -1,6 +1,6 @@
 import { Card, EmptyState } from '@mantine/core';
 import type { ComponentType } from 'react';
-import { IconBell, IconDevices, IconGlobe, IconInbox } from '../components/icons';
+import { IconBell, IconGlobe, IconInbox } from '../components/icons';
 import { PageHeader } from '../components/page';
 
 // Pages whose lists arrive with later features: each already says what will appear and why it
@@ -34,16 +34,6 @@ function QuietPage({
     </>
   );
 }
-
-export const DevicesPage = () => (
-  <QuietPage
-    title="Devices"
-    description="Computers, phones and consoles that run Hearth, with who uses them and whether they are online."
-    icon={IconDevices}
-    emptyTitle="No devices yet"
-    emptyDescription="When a device pairs with Hearth it appears here, waiting for your approval."
-  />
-);
 
 export const AccessRequestsPage = () => (
   <QuietPage

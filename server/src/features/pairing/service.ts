@@ -7,7 +7,8 @@ import type { Kysely } from 'kysely';
 import QRCode from 'qrcode';
 import type { Config } from '../../config.js';
 import type { Database } from '../../platform/db/schema.js';
-import { notFound } from '../../platform/errors.js';
+import { HttpError, notFound } from '../../platform/errors.js';
+
 import { HouseholdRepository } from '../household/repository.js';
 
 export const ARTIFACTS = {
@@ -108,8 +109,10 @@ export class PairingService {
     const s = await this.artifactStat(kind);
     const { file, type, what } = ARTIFACTS[kind];
     if (!s) {
-      throw notFound(
-        `No ${what} has been uploaded yet; an owner places it at ${path.join(this.artifactsDir, file)}, and the ${what}`,
+      throw new HttpError(
+        404,
+        'not_found',
+        `No ${what} has been uploaded yet: the server operator places it in the data directory as artifacts/${file}.`,
       );
     }
     return { path: path.join(this.artifactsDir, file), size: s.size, file, type };

@@ -1,0 +1,149 @@
+import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { type FormEvent, useState } from 'react';
+import { api, messageOf } from '../../api/client';
+import type { DeviceView } from '../../api/types';
+import { IconCheck, IconX } from '../../components/icons';
+import { ErrorAlert, notifySaved } from '../../components/page';
+import { NAME_MAX_LENGTH } from '../../labels';
+
+type Decided = { system_id: string; status: string };
+
+function ApproveModal({
+  device,
+  onClose,
+  onDecided,
+}: {
+  device: DeviceView;
+  onClose: () => void;
+  onDecided: () => void;
+}) {
+  const [name, setName] = useState('');
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setFailure(null);
+    setBusy(true);
+    const displayName = name.trim();
+    try {
+      await api.post<Decided>(
+        `/api/device/approve/${encodeURIComponent(device.system_id)}`,
+        displayName ? { display_name: displayName } : {},
+      );
+      notifySaved(`${displayName || device.hostname} is approved. Hearth now looks after it.`);
+      onDecided();
+    } catch (err) {
+      setFailure(messageOf(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Modal opened onClose={onClose} title={`Approve ${device.hostname}?`} centered>
+      <form onSubmit={submit} noValidate aria-label="Approve device">
+        <Stack gap="md">
+          <Text size="sm">
+            Hearth starts looking after this device as soon as you approve it. Give it a name you will
+            recognise, if you like.
+          </Text>
+          <ErrorAlert error={failure} title="The device was not approved" />
+          <TextInput
+            label="Friendly name"
+            description={`Optional. Shown in Hearth and on the pause screen; without one it is called ${device.hostname}.`}
+            placeholder="Living room laptop"
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+            maxLength={NAME_MAX_LENGTH}
+            data-autofocus
+          />
+          <Group justify="flex-end" gap="sm">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={busy} leftSection={<IconCheck size={16} />}>
+              Approve device
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function RejectModal({
+  device,
+  onClose,
+  onDecided,
+}: {
+  device: DeviceView;
+  onClose: () => void;
+  onDecided: () => void;
+}) {
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function reject() {
+    setFailure(null);
+    setBusy(true);
+    try {
+      await api.post<Decided>(`/api/device/reject/${encodeURIComponent(device.system_id)}`);
+      notifySaved(`${device.hostname} was turned away.`);
+      onDecided();
+    } catch (err) {
+      setFailure(messageOf(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Modal opened onClose={onClose} title={`Reject ${device.hostname}?`} centered>
+      <Stack gap="md">
+        <Text size="sm">
+          The device is disconnected and Hearth will not look after it. If it asks to join again, it shows up
+          here again.
+        </Text>
+        <ErrorAlert error={failure} title="The device was not rejected" />
+        <Group justify="flex-end" gap="sm">
+          <Button variant="default" onClick={onClose} data-autofocus>
+            Cancel
+          </Button>
+          <Button color="red" loading={busy} onClick={reject} leftSection={<IconX size={16} />}>
+            Reject device
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+/** Approve (with an optional friendly name) and Reject (confirmed) for a device waiting to join. */
+export function DecisionButtons({ device, onDecided }: { device: DeviceView; onDecided: () => void }) {
+  const [open, setOpen] = useState<'approve' | 'reject' | null>(null);
+  const close = () => setOpen(null);
+  const decided = () => {
+    setOpen(null);
+    onDecided();
+  };
+  return (
+    <Group gap="xs" wrap="nowrap">
+      <Button
+        onClick={() => setOpen('approve')}
+        leftSection={<IconCheck size={16} />}
+        aria-label={`Approve ${device.hostname}`}
+      >
+        Approve
+      </Button>
+      <Button
+        variant="default"
+        onClick={() => setOpen('reject')}
+        leftSection={<IconX size={16} />}
+        aria-label={`Reject ${device.hostname}`}
+      >
+        Reject
+      </Button>
+      {open === 'approve' ? <ApproveModal device={device} onClose={close} onDecided={decided} /> : null}
+      {open === 'reject' ? <RejectModal device={device} onClose={close} onDecided={decided} /> : null}
+    </Group>
+  );
+}

@@ -1,0 +1,418 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { type Frame, SimAgent, type SimAgentOptions } from '../../bench/src/simulator.ts';
+import { addParent, enrollmentToken, startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import {
+  assertBuilt,
+  browserSkipReason,
+  closePage,
+  createOwner,
+  launchBrowser,
+  type Owner,
+  openPage,
+  PHONE,
+  screenshot,
+  waitForPath,
+} from './support.ts';
+
+const skip = browserSkipReason();
+
+// The pages ask again every 5 s; a change must show within that, plus a little for the request.
+const REFRESH_MS = 5000;
+const WITHIN_REFRESH = REFRESH_MS + 2500;
+
+/** Marks the page, so a later check can tell that it was never reloaded in between. */
+async function markPage(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    (window as unknown as { hearthMark: boolean }).hearthMark = true;
+  });
+}
+
+async function assertNotReloaded(page: Page): Promise<void> {
+  const marked = await page.evaluate(() => (window as unknown as { hearthMark?: boolean }).hearthMark);
+  assert.equal(marked, true, 'the page was reloaded');
+}
+
+/** Waits until `locator` shows up and says how long that took. */
+async function timeUntil(locator: Locator, timeout = WITHIN_REFRESH): Promise<number> {
+  const started = Date.now();
+  await locator.waitFor({ timeout });
+  return Date.now() - started;
+}
+
+async function assertFitsPhone(page: Page): Promise<void> {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(
+    width <= PHONE.width,
+    `${new URL(page.url()).pathname} is ${width}px wide on a ${PHONE.width}px phone`,
+  );
+}
+
+const isCommand = (command: string) => (f: Frame) => f.type === 'command_request' && f.command === command;
+
+describe('devices', { skip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let owner: Owner;
+  let token: string;
+  let ann: { id: string };
+  let ben: { id: string };
+  const agents: SimAgent[] = [];
+  const agent = (options: Partial<SimAgentOptions>) => {
+    const a = new SimAgent({ url: server.wsUrl, enrollmentToken: token, ...options });
+    agents.push(a);
+    return a;
+  };
+  // The devices the tests share, in the order they arrive.
+  let laptop: SimAgent;
+  let study: SimAgent;
+  let tablet: SimAgent;
+
+  before(async () => {
+    assertBuilt();
+    server = await startTestServer();
+    browser = await launchBrowser();
+    owner = await createOwner(server, 'maria', 'The Rivera family');
+    token = await enrollmentToken(owner);
+    ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' })).body;
+    ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
+  });
+  after(async () => {
+    await Promise.all(agents.map((a) => a.stop()));
+    await browser?.close();
+    await server?.close();
+  });
+
+  const map = async (child: { id: string }, systemId: string, account: string) => {
+    const res = await owner.client.post(`/managed-users/${child.id}/mappings/add`, {
+      system_id: systemId,
+      linux_username: account,
+    });
+    assert.equal(res.status, 201);
+  };
+
+  test('a device asking to join appears without a reload; approving it with a name brings it online', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/devices`);
+    await page.getByText('No devices yet').waitFor();
+    await markPage(page);
+
+    laptop = agent({
+      hostname: 'family-laptop',
+      linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
+    });
+    const answer = (await laptop.connect()) as Frame;
+    assert.deepEqual(answer, { type: 'pairing_status', status: 'pending' });
+
+    const waiting = page.getByRole('region', { name: 'Waiting for approval' });
+    const card = waiting.getByTestId('pending-device').filter({ hasText: 'family-laptop' });
+    const appeared = await timeUntil(card);
+    console.log(`# the pending device appeared after ${appeared} ms`);
+    await card.getByText('ann (Ann), ben').waitFor();
+    await card.getByText('Linux').waitFor();
+    await card.getByText('Asked just now').waitFor();
+    await assertNotReloaded(page);
+
+    const approved = laptop.waitFor('pairing_approved');
+    await card.getByRole('button', { name: 'Approve family-laptop' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Approve family-laptop?' });
+    await dialog.getByLabel('Friendly name').fill('Living room laptop');
+    await dialog.getByRole('button', { name: 'Approve device' }).click();
+    const frame = await approved;
+    assert.equal(frame.system_id, laptop.systemId);
+    assert.match(String(frame.secure_token), /^[0-9a-f]{64}$/);
+
+    const row = page
+      .getByRole('region', { name: 'All devices' })
+      .getByTestId('device-row')
+      .filter({ hasText: 'Living room laptop' });
+    await row.getByTestId('device-online').getByText('Online', { exact: true }).waitFor();
+    await row.getByTestId('device-status').getByText('Approved').waitFor();
+    await row.getByText('family-laptop').waitFor();
+    await waiting.waitFor({ state: 'detached' });
+    await dialog.waitFor({ state: 'detached' });
+    await assertNotReloaded(page);
+
+    const saved = await owner.client.get(`/api/devices/${laptop.systemId}`);
+    assert.equal(saved.body.status, 'approved');
+    assert.equal(saved.body.display_name, 'Living room laptop');
+    assert.equal(saved.body.online, true);
+
+    // The children mapped to it show on its row, without a reload either.
+    await map(ann, laptop.systemId, 'ann');
+    await map(ben, laptop.systemId, 'ben');
+    await timeUntil(row.getByText('Used by Ann and Ben'));
+    await assertNotReloaded(page);
+    await closePage(handle);
+  });
+
+  test('a stopped agent turns Offline within the refresh interval, without a reload', async () => {
+    study = agent({ hostname: 'study-pc', platform: 'windows', linuxUsers: [{ username: 'ann' }] });
+    await study.connect();
+    const approved = study.waitFor('pairing_approved');
+    await owner.client.post(`/api/device/approve/${study.systemId}`, { display_name: 'Study PC' });
+    await approved;
+    await map(ann, study.systemId, 'ann');
+
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/devices`);
+    const row = page.getByTestId('device-row').filter({ hasText: 'Study PC' });
+    await row.getByTestId('device-online').getByText('Online', { exact: true }).waitFor();
+    await row.getByText('Windows').waitFor();
+    await markPage(page);
+
+    await study.stop();
+    const offline = await timeUntil(row.getByTestId('device-online').getByText('Offline', { exact: true }));
+    console.log(`# the stopped device showed as offline after ${offline} ms`);
+    const lastSeen = row.getByTestId('last-seen');
+    await lastSeen.getByText('Last seen just now').waitFor();
+    // The exact time is one hover away.
+    const exact = await lastSeen.locator('time').getAttribute('title');
+    assert.match(exact ?? '', /\d{4}/);
+    await assertNotReloaded(page);
+
+    // A tablet asks to join too: one waiting, one approved online, one approved offline.
+    tablet = agent({ hostname: 'ann-tablet', platform: 'android', linuxUsers: [{ username: 'ann' }] });
+    await tablet.connect();
+    await timeUntil(page.getByTestId('pending-device').filter({ hasText: 'ann-tablet' }));
+    await page.getByText('1 device online').waitFor();
+    await screenshot(page, 'devices.png');
+    await closePage(handle);
+
+    const phone = await openPage(browser, server, { as: owner.client, viewport: PHONE });
+    await phone.page.goto(`${server.url}/devices`);
+    await phone.page.getByTestId('pending-device').filter({ hasText: 'ann-tablet' }).waitFor();
+    await phone.page.getByTestId('device-row').filter({ hasText: 'Study PC' }).waitFor();
+    await assertFitsPhone(phone.page);
+    await screenshot(phone.page, 'devices-phone.png');
+    await closePage(phone);
+  });
+
+  test('rejecting a device closes its connection with 4403', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/devices`);
+    const card = page.getByTestId('pending-device').filter({ hasText: 'ann-tablet' });
+    await card.getByRole('button', { name: 'Reject ann-tablet' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reject ann-tablet?' });
+    // Cancel leaves it waiting.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    assert.equal(tablet.state, 'pending');
+
+    await card.getByRole('button', { name: 'Reject ann-tablet' }).click();
+    await dialog.getByRole('button', { name: 'Reject device' }).click();
+    const closed = await tablet.waitForClose();
+    assert.equal(closed.code, 4403);
+    assert.ok(
+      tablet.frames.some((f) => f.type === 'pairing_status' && f.status === 'rejected'),
+      'the agent was told it is rejected',
+    );
+    await page.getByRole('region', { name: 'Waiting for approval' }).waitFor({ state: 'detached' });
+    const row = page.getByTestId('device-row').filter({ hasText: 'ann-tablet' });
+    await row.getByTestId('device-status').getByText('Rejected').waitFor();
+    await row.getByTestId('device-online').getByText('Offline', { exact: true }).waitFor();
+    assert.equal((await owner.client.get(`/api/devices/${tablet.systemId}`)).body.status, 'rejected');
+    await closePage(handle);
+  });
+
+  test('Pause now and Resume reach the agent; while it is offline the pause waits for it', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/devices`);
+    await page.getByTestId('device-row').filter({ hasText: 'Living room laptop' }).click();
+    await waitForPath(page, `/devices/${laptop.systemId}`);
+    await page.getByRole('heading', { level: 1, name: 'Living room laptop' }).waitFor();
+    const nav = page.getByRole('navigation').getByRole('link', { name: 'Devices' });
+    assert.equal(await nav.getAttribute('aria-current'), 'page');
+    assert.equal(await page.title(), 'Living room laptop · Hearth');
+
+    const details = page.getByTestId('device-details');
+    await details.getByText('family-laptop').waitFor();
+    await details.getByText('0.57.0').waitFor();
+    await details.getByText('ann (Ann), ben').waitFor();
+    await details.getByText('Online now').waitFor();
+    assert.equal(await page.getByRole('textbox', { name: 'Device ID' }).inputValue(), laptop.systemId);
+
+    const annRow = page.getByTestId('device-account').filter({ hasText: 'Ann' });
+    const benRow = page.getByTestId('device-account').filter({ hasText: 'Ben' });
+    const show = laptop.waitFor(isCommand('show_overlay'));
+    await annRow.getByRole('button', { name: 'Pause now' }).click();
+    const shown = await show;
+    assert.deepEqual(shown.args, {
+      reason: 'locked',
+      linux_username: 'ann',
+      age_tier: 'eight12',
+      parent_note: null,
+      device_name: 'Living room laptop',
+    });
+    await annRow.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+
+    const dismiss = laptop.waitFor(isCommand('dismiss_overlay'));
+    await annRow.getByRole('button', { name: 'Resume' }).click();
+    assert.deepEqual((await dismiss).args, { linux_username: 'ann' });
+    await annRow.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+
+    // Each child's button reaches that child's account.
+    const showBen = laptop.waitFor(isCommand('show_overlay'));
+    await benRow.getByRole('button', { name: 'Pause now' }).click();
+    const benArgs = (await showBen).args as Record<string, unknown>;
+    assert.equal(benArgs.linux_username, 'ben');
+    assert.equal(benArgs.age_tier, 'under8');
+    await benRow.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+    await screenshot(page, 'device.png');
+
+    await markPage(page);
+    await laptop.stop();
+    await timeUntil(
+      page.getByRole('main').getByTestId('device-online').getByText('Offline', { exact: true }),
+    );
+    await details.getByText(/^Offline, last seen just now$/).waitFor();
+    await assertNotReloaded(page);
+    await annRow.getByRole('button', { name: 'Pause now' }).click();
+    await annRow
+      .getByTestId('pause-result')
+      .getByText('The device is offline; it will pause when it reconnects.')
+      .waitFor();
+
+    // The queued pause reaches the laptop when it comes back with its token.
+    laptop = agent({
+      systemId: laptop.systemId,
+      secureToken: laptop.secureToken,
+      hostname: 'family-laptop',
+      linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
+    });
+    const queued = laptop.waitFor(isCommand('show_overlay'));
+    await laptop.connect();
+    assert.equal(((await queued).args as Record<string, unknown>).linux_username, 'ann');
+    await timeUntil(page.getByRole('main').getByTestId('device-online').getByText('Online', { exact: true }));
+    await closePage(handle);
+  });
+
+  test('unenrolling asks first, then the agent is told, disconnected with 4403 and shown as Unenrolled', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/devices/${laptop.systemId}`);
+    await page.getByRole('heading', { level: 1, name: 'Living room laptop' }).waitFor();
+
+    await page.getByRole('button', { name: 'Unenroll device' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Unenroll Living room laptop?' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(laptop.state, 'authenticated');
+
+    const told = laptop.waitFor(isCommand('unenroll'));
+    await page.getByRole('button', { name: 'Unenroll device' }).click();
+    await dialog.getByRole('button', { name: 'Unenroll', exact: true }).click();
+    await told;
+    const closed = await laptop.waitForClose();
+    assert.equal(closed.code, 4403);
+
+    await page.getByRole('main').getByTestId('device-status').getByText('Unenrolled').waitFor();
+    await page.getByText('This device is unenrolled').waitFor();
+    await page.getByRole('button', { name: 'Unenroll device' }).waitFor({ state: 'detached' });
+    // Pausing no longer applies to it.
+    assert.equal(await page.getByRole('button', { name: 'Pause now' }).count(), 0);
+    assert.equal((await owner.client.get(`/api/devices/${laptop.systemId}`)).body.status, 'unenrolled');
+    await closePage(handle);
+  });
+
+  test('Add device shows the pairing QR code and the same enrollment token as the server', async () => {
+    const config = (await owner.client.get('/api/pairing/config')).body;
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page, context } = handle;
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await page.goto(`${server.url}/devices`);
+    await page.getByRole('main').getByRole('link', { name: 'Add device' }).click();
+    await waitForPath(page, '/devices/add');
+    await page.getByRole('heading', { level: 1, name: 'Add a device' }).waitFor();
+    const nav = page.getByRole('navigation').getByRole('link', { name: 'Devices' });
+    assert.equal(await nav.getAttribute('aria-current'), 'page');
+
+    const qr = page.getByRole('img', { name: 'Pairing QR code for The Rivera family' });
+    assert.equal(await qr.getAttribute('src'), '/api/pairing/qr.png');
+    await page.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>('img[src="/api/pairing/qr.png"]');
+      return !!img && img.complete && img.naturalWidth > 0;
+    });
+    assert.ok((await qr.evaluate((img: HTMLImageElement) => img.naturalWidth)) > 0);
+
+    const tokenField = page.getByRole('textbox', { name: 'Enrollment token' });
+    assert.equal(await tokenField.inputValue(), config.enrollment_token);
+    assert.equal(await page.getByRole('textbox', { name: 'Server address' }).inputValue(), config.server_url);
+    await page.getByRole('button', { name: 'Copy enrollment token' }).click();
+    await page.getByText('Copied', { exact: true }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), config.enrollment_token);
+
+    // No installer on this server: the page says so in the server's words.
+    const msi = await owner.client.get('/api/pairing/windows/msi');
+    assert.equal(msi.status, 404);
+    const installer = page.getByTestId('download').filter({ hasText: 'Windows installer' });
+    await installer.getByText('Not uploaded').waitFor();
+    await installer.getByTestId('download-missing').getByText(msi.body.error.message).waitFor();
+    assert.equal(await installer.getByRole('link').count(), 0);
+    await page.mouse.move(0, 0);
+    await page.getByText('Copied', { exact: true }).waitFor({ state: 'hidden' });
+    await screenshot(page, 'add-device.png');
+
+    await page.getByRole('tab', { name: 'Android (device owner)' }).click();
+    await page.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>('img[src="/api/pairing/provisioning/qr.png"]');
+      return !!img && img.complete && img.naturalWidth > 0;
+    });
+    await page.getByRole('img', { name: 'Android set-up QR code for The Rivera family' }).waitFor();
+    const apk = await owner.client.get('/api/pairing/provisioning/apk');
+    assert.equal(apk.status, 404);
+    const agentApk = page.getByTestId('download').filter({ hasText: 'Android agent (APK)' });
+    await agentApk.getByTestId('download-missing').getByText(apk.body.error.message).waitFor();
+
+    // Once an owner places the APK on the server, the page offers it.
+    const artifacts = path.join(server.dataDir, 'artifacts');
+    mkdirSync(artifacts, { recursive: true });
+    writeFileSync(path.join(artifacts, 'hearth-agent.apk'), Buffer.alloc(4096, 7));
+    await page.reload();
+    await page.getByRole('tab', { name: 'Android (device owner)', selected: true }).waitFor();
+    await page.getByText('The Android agent is uploaded').waitFor();
+    const download = agentApk.getByRole('link', { name: 'Download Android agent (APK)' });
+    assert.equal(await download.getAttribute('href'), '/api/pairing/provisioning/apk');
+    await closePage(handle);
+
+    const phone = await openPage(browser, server, { as: owner.client, viewport: PHONE });
+    await phone.page.goto(`${server.url}/devices/add`);
+    await phone.page.getByRole('textbox', { name: 'Enrollment token' }).waitFor();
+    await assertFitsPhone(phone.page);
+    await phone.page.goto(`${server.url}/devices/${study.systemId}`);
+    await phone.page.getByRole('heading', { level: 1, name: 'Study PC' }).waitFor();
+    await assertFitsPhone(phone.page);
+    await closePage(phone);
+  });
+
+  test('a member parent cannot unenroll and is asked to fetch the owner to add a device', async () => {
+    const member = await addParent(server, owner, 'member', [
+      { managed_user_id: ann.id, can_view: true, can_manage_policies: true },
+    ]);
+    assert.equal((await member.get('/api/pairing/config')).status, 403);
+    const handle = await openPage(browser, server, { as: member });
+    const { page } = handle;
+    await page.goto(`${server.url}/devices`);
+    await page.getByTestId('device-row').filter({ hasText: 'Study PC' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Study PC' }).waitFor();
+    await page
+      .getByTestId('device-account')
+      .filter({ hasText: 'Ann' })
+      .getByRole('button', { name: 'Pause now' })
+      .waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Unenroll device' }).count(), 0);
+    assert.equal(await page.getByRole('heading', { name: 'Unenroll' }).count(), 0);
+
+    await page.goto(`${server.url}/devices/add`);
+    await page.getByText('Ask the household owner').waitFor();
+    assert.equal(await page.getByRole('img', { name: /QR code/ }).count(), 0);
+    await closePage(handle);
+  });
+});
