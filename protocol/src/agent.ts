@@ -84,3 +84,11 @@ export interface ShowOverlayArgs {
   parent_note: string | null;
   device_name: string;
 }
+
+export const AlertEventMessage = Type.Object({
+  type: Type.Literal('alert_event'),
+  event_type: Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }),
+  linux_username: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  detail: Type.Record(Type.String(), Type.Unknown()),
+});
+export type AlertEventMessage = Static<typeof AlertEventMessage>;

@@ -7,8 +7,11 @@ import { HEARTH_VERSION, LIMITS } from '@hearth/protocol';
 import Fastify, { LogController } from 'fastify';
 import { agentChannelRoutes } from './agent-channel/routes.js';
 import type { Config } from './config.js';
+import { alertRoutes } from './features/alerts/routes.js';
 import { authRoutes } from './features/auth/routes.js';
+import { dashboardRoutes } from './features/dashboard/routes.js';
 import { deviceRoutes } from './features/devices/routes.js';
+import { eventRoutes } from './features/events/routes.js';
 import { healthRoutes } from './features/health/routes.js';
 import { householdRoutes } from './features/household/routes.js';
 import { defaultOverlayDir, overlayRoutes } from './features/overlay/routes.js';
@@ -47,6 +50,8 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
     resolveDevice: (token) => services.devices.resolveBearer(token),
     bootstrapToken: config.agentToken,
     limitDevice: (systemId) => services.limitDevice(systemId),
+    limitIp: (key, max, windowMs) => services.limitIp(key, max, windowMs),
+
     publicPrefixes: ['/api/docs'],
   });
 
@@ -89,6 +94,9 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   householdRoutes(app, services);
   userRoutes(app, services);
   deviceRoutes(app, services);
+  alertRoutes(app, services);
+  dashboardRoutes(app, services);
+  eventRoutes(app, services);
   pairingRoutes(app, services);
   await agentChannelRoutes(app, services);
   overlayRoutes(app, config.overlayDir ?? defaultOverlayDir());

@@ -23,6 +23,8 @@ export interface Config {
   webDir: string | null;
   /** Directory of the built Hearth Space page. */
   overlayDir: string | null;
+  /** The worker deletes alerts older than this many days. */
+  alertRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -138,6 +140,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`HEARTH_FETCH_ALLOW_CIDRS has an invalid CIDR "${cidr}" (e.g. 192.168.1.0/24)`);
   }
 
+  let alertRetentionDays = 90;
+  const retention = get('HEARTH_ALERT_RETENTION_DAYS');
+  if (retention !== undefined) {
+    alertRetentionDays = Number(retention);
+    if (!/^\d+$/.test(retention) || alertRetentionDays < 1)
+      problems.push(
+        `HEARTH_ALERT_RETENTION_DAYS must be a whole number of days (1 or more), got "${retention}"`,
+      );
+  }
+
   const logLevel = (get('HEARTH_LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.has(logLevel))
     problems.push(`HEARTH_LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}`);
@@ -161,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     webDir: get('HEARTH_WEB_DIR') ?? null,
     overlayDir: get('HEARTH_OVERLAY_DIR') ?? null,
+    alertRetentionDays,
   };
   if (problems.length) throw new ConfigError(problems);
   return config;

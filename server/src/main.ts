@@ -62,7 +62,8 @@ async function worker(config: Config) {
   const db = openDatabase(config);
   await migrateToLatest(db);
   const services = buildServices(config, db, log as unknown as FastifyBaseLogger);
-  const loop = new WorkerLoop(defaultTasks(services), log);
+  const loop = new WorkerLoop(defaultTasks(services), services.worker, log as unknown as FastifyBaseLogger);
+
   loop.start();
   log.info('Hearth worker running');
   onShutdown(async () => {

@@ -33,6 +33,7 @@ export async function startServer(
   ensureSecretKey(config.dataDir, config.secretKey);
   const services = buildServices(config, db, log, options.timings);
   await services.hub.start();
+  await services.eventHub.start();
   const app = await buildApp({ config, services });
   if (config.bootstrapAdmin) {
     const created = await services.auth.bootstrapAdmin(
@@ -45,7 +46,9 @@ export async function startServer(
         'created household "Home" and its owner from HEARTH_BOOTSTRAP_ADMIN',
       );
   }
-  const worker = options.worker === false ? null : new WorkerLoop(defaultTasks(services), log);
+  const worker =
+    options.worker === false ? null : new WorkerLoop(defaultTasks(services), services.worker, log);
+
   let closed = false;
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -1,10 +1,15 @@
+import { AlertEventMessage } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
+
 import { Redis } from 'ioredis';
 import { AgentHub, type ChannelTimings } from './agent-channel/hub.js';
 import { CommandQueue } from './agent-channel/queue.js';
 import type { Config } from './config.js';
+import { AlertService } from './features/alerts/service.js';
 import { AuthService } from './features/auth/service.js';
+import { DashboardService } from './features/dashboard/service.js';
 import { DeviceService } from './features/devices/service.js';
+import { EventHub } from './features/events/hub.js';
 import { HouseholdService } from './features/household/service.js';
 import { PairingService } from './features/pairing/service.js';
 import { UserService } from './features/users/service.js';
@@ -12,6 +17,7 @@ import { type Bus, MemoryBus, RedisBus } from './platform/bus.js';
 import type { Db } from './platform/db/database.js';
 import { EventPublisher } from './platform/events.js';
 import { type CounterStore, MemoryCounterStore, RedisCounterStore } from './platform/rate-limit.js';
+import { WorkerState } from './worker/loop.js';
 
 /** Everything a route module may call; built once per process. */
 export interface Services {
@@ -28,8 +34,13 @@ export interface Services {
   users: UserService;
   devices: DeviceService;
   pairing: PairingService;
+  alerts: AlertService;
+  eventHub: EventHub;
+  dashboard: DashboardService;
+  worker: WorkerState;
   /** Bearer requests per device per minute (DESIGN §8). */
   limitDevice(systemId: string): Promise<number | null>;
+  limitIp(key: string, max: number, windowMs: number): Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -47,6 +58,13 @@ export function buildServices(
   const events = new EventPublisher(bus, log);
   const queue = new CommandQueue(db.kysely);
   const hub = new AgentHub(db.kysely, bus, queue, events, config, log, timings);
+  const users = new UserService(db.kysely, hub);
+  const devices = new DeviceService(db.kysely, hub, queue, events);
+  const alerts = new AlertService(db.kysely, events);
+  hub.on<AlertEventMessage>('alert_event', AlertEventMessage, (device, message) =>
+    alerts.agentEvent(device, message),
+  );
+  const eventHub = new EventHub(bus, log);
   return {
     config,
     db,
@@ -58,15 +76,25 @@ export function buildServices(
     hub,
     auth: new AuthService(db.kysely, counters),
     household: new HouseholdService(db.kysely),
-    users: new UserService(db.kysely, hub),
-    devices: new DeviceService(db.kysely, hub, queue, events),
+    users,
+    devices,
     pairing: new PairingService(db.kysely, config),
+    alerts,
+    eventHub,
+    dashboard: new DashboardService(users, devices, alerts),
+    worker: new WorkerState(db.kysely),
+    async limitIp(key, max, windowMs) {
+      const window = await counters.hit(`ip:${key}`, windowMs);
+      return window.count > max ? Math.ceil((window.resetAt - Date.now()) / 1000) : null;
+    },
     async limitDevice(systemId) {
       const window = await counters.hit(`bearer:${systemId}`, 60_000);
       return window.count > BEARER_PER_MINUTE ? Math.ceil((window.resetAt - Date.now()) / 1000) : null;
     },
     async close() {
       await hub.close();
+      await eventHub.close();
+
       await counters.close();
       await bus.close();
       if (redis) await redis.quit().catch(() => redis.disconnect());

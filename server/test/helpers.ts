@@ -287,3 +287,72 @@ export async function enrollmentToken(owner: Household): Promise<string> {
   if (res.status !== 200) throw new Error(`pairing config: ${res.status} ${res.text}`);
   return res.body.enrollment_token;
 }
+
+/** Reads Server-Sent Events from a real HTTP stream. */
+export class SseReader {
+  readonly events: { id: string; event: string; data: any }[] = [];
+  comments = 0;
+  private buffer = '';
+  private readonly controller = new AbortController();
+  private waiters: (() => void)[] = [];
+  status = 0;
+
+  static async open(url: string, cookie: string, lastEventId?: string): Promise<SseReader> {
+    const reader = new SseReader();
+    const res = await fetch(url, {
+      headers: {
+        cookie,
+        accept: 'text/event-stream',
+        ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+      },
+      signal: reader.controller.signal,
+    });
+    reader.status = res.status;
+    if (res.body) void reader.pump(res.body);
+    return reader;
+  }
+
+  private async pump(body: ReadableStream<Uint8Array>) {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of body) {
+        this.buffer += decoder.decode(chunk, { stream: true });
+        let end = this.buffer.indexOf('\n\n');
+        while (end >= 0) {
+          const block = this.buffer.slice(0, end);
+          this.buffer = this.buffer.slice(end + 2);
+          const fields: Record<string, string> = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) this.comments++;
+            const i = line.indexOf(': ');
+            if (i > 0) fields[line.slice(0, i)] = line.slice(i + 2);
+          }
+          if (fields.event && fields.data)
+            this.events.push({ id: fields.id ?? '', event: fields.event, data: JSON.parse(fields.data) });
+          for (const w of this.waiters.splice(0)) w();
+          end = this.buffer.indexOf('\n\n');
+        }
+      }
+    } catch {
+      // aborted
+    }
+  }
+
+  async next(match: (e: { event: string; data: any }) => boolean, timeoutMs = 3000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.find(match);
+      if (found) return found;
+      if (Date.now() > deadline)
+        throw new Error(`no matching event; saw ${this.events.map((e) => e.event).join(', ')}`);
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 50);
+      });
+    }
+  }
+
+  close() {
+    this.controller.abort();
+  }
+}

@@ -7,6 +7,7 @@ import {
   createHousehold,
   type Household,
   type Reply,
+  SseReader,
   startTestServer,
   type TestServer,
   testDatabases,
@@ -23,6 +24,7 @@ interface World {
   aParentId: string;
   aDeviceId: string;
   aPendingId: string;
+  aAlertId: string;
   bChildId: string;
 }
 
@@ -172,6 +174,44 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
   // The agent downloads are the operator's files, the same for every household: nothing of A's to reach.
   'GET /api/pairing/provisioning/apk': async ({ b }) =>
     assert.equal((await b.client.get('/api/pairing/provisioning/apk')).status, 404),
+  'GET /api/access-request': async ({ b, aAlertId }) => {
+    const ids = (await b.client.get('/api/access-request')).body.items.map((x: { id: string }) => x.id);
+    assert.ok(!ids.includes(aAlertId));
+  },
+  'GET /api/alerts': async ({ b, aAlertId }) => {
+    const ids = (await b.client.get('/api/alerts')).body.items.map((x: { id: string }) => x.id);
+    assert.ok(!ids.includes(aAlertId));
+  },
+  'POST /api/alerts/:id/acknowledge': async ({ a, b, aAlertId }) => {
+    expect404(await b.client.post(`/api/alerts/${aAlertId}/acknowledge`), 'acknowledge');
+    const mine = (await a.client.get('/api/alerts')).body.items.find(
+      (x: { id: string }) => x.id === aAlertId,
+    );
+    assert.equal(mine.acknowledged_at, null);
+  },
+  'POST /api/alerts/prune': async ({ a, b, aAlertId }) => {
+    await b.client.post('/api/alerts/prune', { older_than_days: 0 });
+    assert.ok((await a.client.get('/api/alerts')).body.items.some((x: { id: string }) => x.id === aAlertId));
+  },
+  'GET /api/dashboard': async ({ b, aChildId, aDeviceId }) => {
+    const dash = (await b.client.get('/api/dashboard')).body;
+    assert.equal(dash.household.id, b.householdId);
+    assert.ok(!dash.users.some((u: { id: string }) => u.id === aChildId));
+    assert.ok(!dash.devices.some((d: { system_id: string }) => d.system_id === aDeviceId));
+  },
+  'GET /api/dashboard/events': async ({ server, a, b, aDeviceId }) => {
+    const stream = await SseReader.open(`${server.url}/api/dashboard/events`, b.client.cookie ?? '');
+    try {
+      server.services.events.publish(a.householdId, 'device_status', { system_id: aDeviceId, online: true });
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(stream.events.length, 0);
+    } finally {
+      stream.close();
+    }
+  },
+  // The worker serves the whole deployment: its status and restart carry no household's data.
+  'GET /api/task-status': async ({ b }) => assert.equal((await b.client.get('/api/task-status')).status, 200),
+  'POST /restart-tasks': async ({ b }) => assert.equal((await b.client.post('/restart-tasks')).status, 200),
   'GET /api/pairing/windows/msi': async ({ b }) =>
     assert.equal((await b.client.get('/api/pairing/windows/msi')).status, 404),
 };
@@ -181,7 +221,14 @@ const fill = (url: string, w: World) =>
     .replace(':system_id', w.aDeviceId)
     .replace(':user_id', w.aChildId)
 
-    .replace(':id', url.startsWith('/api/household/parents') ? w.aParentId : w.aChildId);
+    .replace(
+      ':id',
+      url.startsWith('/api/household/parents')
+        ? w.aParentId
+        : url.startsWith('/api/alerts')
+          ? w.aAlertId
+          : w.aChildId,
+    );
 
 for (const db of testDatabases()) {
   describe(`route table (${db.name})`, () => {
@@ -197,6 +244,10 @@ for (const db of testDatabases()) {
         status: 'pending',
         secure_token_hash: null,
       });
+      const alert = await server.services.alerts.agentEvent(
+        { systemId: device.system_id, householdId: a.householdId, linuxUsers: new Set(['ann']) },
+        { type: 'alert_event', event_type: 'clock_tamper', linux_username: 'ann', detail: {} },
+      );
       await a.client.post(`/managed-users/${aChild.id}/mappings/add`, {
         system_id: device.system_id,
         linux_username: 'ann',
@@ -209,6 +260,7 @@ for (const db of testDatabases()) {
         aParentId: a.parentId,
         aDeviceId: device.system_id,
         aPendingId: pending.system_id,
+        aAlertId: alert.id,
         bChildId: bChild.id,
       };
     });

@@ -39,12 +39,18 @@ for (const db of testDatabases()) {
     test('the worker prunes idle sessions from the database', async () => {
       const home = await createHousehold(server, 'Pruned');
       await ageSessions(server, 9);
-      const loop = new WorkerLoop(defaultTasks(server.services), pino({ level: 'silent' }));
-      await loop.tick();
-      assert.match(
-        loop.state.get('prune-idle-sessions')?.last_result ?? '',
-        /deleted [1-9]\d* idle sessions/,
+      const loop = new WorkerLoop(
+        defaultTasks(server.services),
+        server.services.worker,
+        pino({ level: 'silent' }),
       );
+      await loop.tick();
+      await loop.stop();
+      const task = (await server.services.worker.status()).tasks.find(
+        (t) => t.name === 'prune-idle-sessions',
+      );
+      assert.match(task?.last_result ?? '', /deleted [1-9]\d* idle sessions/);
+
       const left = await server.services.db.kysely.selectFrom('session').selectAll().execute();
       assert.equal(left.length, 0);
       assert.equal((await home.client.get('/api/users')).status, 401);

@@ -9,7 +9,9 @@ import {
   WS_PING_INTERVAL_MS,
   WS_SILENCE_LIMIT_MS,
 } from '@hearth/protocol';
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
+
 import type { Kysely } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config.js';
@@ -84,7 +86,6 @@ type InstanceMessage =
 
 const validateHello = compileStrict<HelloMessage>(HelloMessage);
 const validateResponse = compileStrict<CommandResponseMessage>(CommandResponseMessage);
-const validateUsage = compileStrict<UsageReportMessage>(UsageReportMessage);
 
 const TOUCH_EVERY_MS = 30_000;
 
@@ -114,7 +115,9 @@ export class AgentHub {
     private readonly timings: ChannelTimings = DEFAULT_TIMINGS,
   ) {
     this.devices = new DeviceRepository(db);
-    this.handlers.set('usage_report', (device, message) => this.onUsageReport(device, message));
+    this.on<UsageReportMessage>('usage_report', UsageReportMessage, (device, report) =>
+      this.onUsageReport(device, report),
+    );
   }
 
   async start(): Promise<void> {
@@ -125,9 +128,24 @@ export class AgentHub {
     this.sweeper.unref();
   }
 
-  /** Features add agent message types here. */
-  on(type: string, handler: MessageHandler): void {
-    this.handlers.set(type, handler);
+  /** Features add agent message types here; frames that fail the schema get an error frame. */
+  on<T>(
+    type: string,
+    schema: TSchema,
+    handler: (device: AuthenticatedDevice, message: T) => Promise<unknown> | unknown,
+  ): void {
+    const validate = compileStrict<T>(schema);
+    this.handlers.set(type, (device, message) => {
+      if (!validate(message)) {
+        device.send({
+          type: 'error',
+          code: 'invalid_message',
+          message: `${type}: ${describeErrors(validate.errors)}`,
+        });
+        return;
+      }
+      return handler(device, message as T);
+    });
   }
 
   isLocal(systemId: string): boolean {
@@ -617,16 +635,7 @@ export class AgentHub {
     );
   }
 
-  private async onUsageReport(device: AuthenticatedDevice, raw: Record<string, unknown>): Promise<void> {
-    if (!validateUsage(raw)) {
-      device.send({
-        type: 'error',
-        code: 'invalid_message',
-        message: `usage_report: ${describeErrors(validateUsage.errors)}`,
-      });
-      return;
-    }
-    const report = raw as UsageReportMessage;
+  private async onUsageReport(device: AuthenticatedDevice, report: UsageReportMessage): Promise<void> {
     if (!device.linuxUsers.has(report.linux_username)) {
       device.send({
         type: 'error',

@@ -25,6 +25,8 @@ export interface SessionAuth {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** Requests per client IP per window, counted before authentication so refused ones count too. */
+    ipLimit?: { max: number; windowMs: number };
   }
   interface FastifyRequest {
     auth: SessionAuth | null;
@@ -58,6 +60,8 @@ export interface AccessOptions {
   bootstrapToken: string | null;
   /** Counts a bearer request; returns seconds to wait when the device is over its limit. */
   limitDevice(systemId: string): Promise<number | null>;
+  /** Counts a request against a per-IP limit; returns seconds to wait when over it. */
+  limitIp(key: string, max: number, windowMs: number): Promise<number | null>;
   /** Route prefixes that plugins fill (API docs); they are public and read-only. */
   publicPrefixes: string[];
 }
@@ -97,7 +101,17 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
   });
 
   app.addHook('onRequest', async (request) => {
-    const access = request.routeOptions.config.access;
+    const { access, ipLimit } = request.routeOptions.config;
+    if (ipLimit) {
+      const wait = await options.limitIp(
+        `${request.routeOptions.url}|${request.ip}`,
+        ipLimit.max,
+        ipLimit.windowMs,
+      );
+      if (wait !== null)
+        throw rateLimited(wait, 'Too many requests from this address; please wait a moment.');
+    }
+
     if (access === 'bearer') {
       request.device = await authenticateBearer(request.headers.authorization, options);
       return;

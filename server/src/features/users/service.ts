@@ -56,6 +56,11 @@ export class UserService {
     return child;
   }
 
+  /** Children a member may see (owners and admins see all; ask isAdmin first). */
+  viewableIds(actor: SessionAuth): Promise<string[]> {
+    return this.users.viewableIds(actor.parentId);
+  }
+
   async list(actor: SessionAuth): Promise<ManagedUserView[]> {
     const only = isAdmin(actor.role) ? undefined : await this.users.viewableIds(actor.parentId);
     const rows = await this.users.list(actor.householdId, only);

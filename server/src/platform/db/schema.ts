@@ -97,6 +97,38 @@ export interface UsageDayTable {
   updated_at: string;
 }
 
+export interface AlertTable {
+  id: string;
+  household_id: string;
+  kind: string;
+  system_id: string | null;
+  linux_username: string | null;
+  managed_user_id: string | null;
+  /** JSON object; an access request's is {reason, message}. */
+  payload: string;
+  created_at: string;
+  acknowledged_at: string | null;
+}
+
+export interface WorkerLeaseTable {
+  name: string;
+  holder: string;
+  expires_at: string;
+  heartbeat_at: string;
+  restart_requested_at: string | null;
+}
+
+export interface WorkerTaskTable {
+  name: string;
+  every_ms: number;
+  last_run_at: string | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  last_result: string | null;
+  runs: number;
+  failures: number;
+}
+
 export interface Database {
   household: HouseholdTable;
   parent: ParentTable;
@@ -107,6 +139,9 @@ export interface Database {
   device_mapping: DeviceMappingTable;
   usage_day: UsageDayTable;
   device_command: DeviceCommandTable;
+  alert: AlertTable;
+  worker_lease: WorkerLeaseTable;
+  worker_task: WorkerTaskTable;
 }
 
 export type { Generated };

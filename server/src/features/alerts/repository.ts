@@ -1,0 +1,108 @@
+import type { Kysely } from 'kysely';
+import type { AlertTable, Database } from '../../platform/db/schema.js';
+
+export interface AlertFilter {
+  householdId: string;
+  kind?: string;
+  managedUserId?: string;
+  systemId?: string;
+  unacknowledged?: boolean;
+  /** Members see alerts of these children only (and none without a child). */
+  onlyChildren?: string[];
+  before?: { created_at: string; id: string };
+  limit: number;
+}
+
+export class AlertRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: AlertTable): Promise<void> {
+    await this.db.insertInto('alert').values(row).execute();
+  }
+
+  private base() {
+    return this.db
+      .selectFrom('alert')
+      .leftJoin('agent_device', 'agent_device.system_id', 'alert.system_id')
+      .leftJoin('managed_user', 'managed_user.id', 'alert.managed_user_id')
+      .select([
+        'alert.id',
+        'alert.household_id',
+        'alert.kind',
+        'alert.system_id',
+        'agent_device.hostname',
+        'alert.linux_username',
+        'alert.managed_user_id',
+        'managed_user.name as managed_user_name',
+        'alert.payload',
+        'alert.created_at',
+        'alert.acknowledged_at',
+      ]);
+  }
+
+  /** Newest first, keyset-paged on (created_at, id). */
+  list(filter: AlertFilter) {
+    let q = this.base().where('alert.household_id', '=', filter.householdId);
+    if (filter.kind) q = q.where('alert.kind', '=', filter.kind);
+    if (filter.managedUserId) q = q.where('alert.managed_user_id', '=', filter.managedUserId);
+    if (filter.systemId) q = q.where('alert.system_id', '=', filter.systemId);
+    if (filter.unacknowledged) q = q.where('alert.acknowledged_at', 'is', null);
+    if (filter.onlyChildren) {
+      if (!filter.onlyChildren.length) return Promise.resolve([]);
+      q = q.where('alert.managed_user_id', 'in', filter.onlyChildren);
+    }
+    const before = filter.before;
+    if (before) {
+      q = q.where((eb) =>
+        eb.or([
+          eb('alert.created_at', '<', before.created_at),
+          eb.and([eb('alert.created_at', '=', before.created_at), eb('alert.id', '<', before.id)]),
+        ]),
+      );
+    }
+    return q.orderBy('alert.created_at', 'desc').orderBy('alert.id', 'desc').limit(filter.limit).execute();
+  }
+
+  get(householdId: string, id: string) {
+    return this.base()
+      .where('alert.household_id', '=', householdId)
+      .where('alert.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async acknowledge(id: string, at: string): Promise<void> {
+    await this.db
+      .updateTable('alert')
+      .set({ acknowledged_at: at })
+      .where('id', '=', id)
+      .where('acknowledged_at', 'is', null)
+      .execute();
+  }
+
+  async countUnread(householdId: string, onlyChildren?: string[]): Promise<number> {
+    let q = this.db
+      .selectFrom('alert')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('household_id', '=', householdId)
+      .where('acknowledged_at', 'is', null);
+    if (onlyChildren) {
+      if (!onlyChildren.length) return 0;
+      q = q.where('managed_user_id', 'in', onlyChildren);
+    }
+    return Number((await q.executeTakeFirstOrThrow()).n);
+  }
+
+  async pruneHousehold(householdId: string, before: string): Promise<number> {
+    const r = await this.db
+      .deleteFrom('alert')
+      .where('household_id', '=', householdId)
+      .where('created_at', '<', before)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  async pruneAll(before: string): Promise<number> {
+    const r = await this.db.deleteFrom('alert').where('created_at', '<', before).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+}

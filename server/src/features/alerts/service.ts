@@ -1,0 +1,199 @@
+import {
+  type AccessRequestBody,
+  type AlertEventMessage,
+  type AlertQuery,
+  type AlertView,
+  LIMITS,
+} from '@hearth/protocol';
+import type { Kysely } from 'kysely';
+import { type BearerDevice, isAdmin, type SessionAuth } from '../../platform/access.js';
+import { creationIso, nowIso } from '../../platform/clock.js';
+import { newId } from '../../platform/crypto.js';
+import type { Database } from '../../platform/db/schema.js';
+import { HttpError, invalidRequest, notFound } from '../../platform/errors.js';
+import type { EventPublisher } from '../../platform/events.js';
+
+import { UserRepository } from '../users/repository.js';
+import { AlertRepository } from './repository.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+type AlertRow = Awaited<ReturnType<AlertRepository['get']>>;
+
+function parsePayload(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+export function alertView(row: NonNullable<AlertRow>): AlertView {
+  return {
+    id: row.id,
+    kind: row.kind,
+    system_id: row.system_id,
+    hostname: row.hostname ?? null,
+    linux_username: row.linux_username,
+    managed_user_id: row.managed_user_id,
+    managed_user_name: row.managed_user_name ?? null,
+    payload: parsePayload(row.payload),
+    created_at: row.created_at,
+    acknowledged_at: row.acknowledged_at,
+  };
+}
+
+/** Cursors are opaque to clients: the (created_at, id) of the last item, base64url. */
+const encodeCursor = (row: { created_at: string; id: string }) =>
+  Buffer.from(`${row.created_at}|${row.id}`).toString('base64url');
+function decodeCursor(cursor: string): { created_at: string; id: string } {
+  const [created_at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!created_at || !id || Number.isNaN(Date.parse(created_at)))
+    throw invalidRequest('The paging cursor is not valid.');
+  return { created_at, id };
+}
+
+export class AlertService {
+  private readonly alerts: AlertRepository;
+  private readonly users: UserRepository;
+
+  constructor(
+    db: Kysely<Database>,
+    private readonly events: EventPublisher,
+  ) {
+    this.alerts = new AlertRepository(db);
+
+    this.users = new UserRepository(db);
+  }
+
+  /** The child an account on a device belongs to, if it is mapped. */
+  private async childOf(systemId: string, linuxUsername: string | undefined): Promise<string | null> {
+    if (!linuxUsername) return null;
+    const mapping = await this.users.findMapping(systemId, linuxUsername);
+    return mapping?.managed_user_id ?? null;
+  }
+
+  private async record(input: {
+    householdId: string;
+    kind: string;
+    systemId: string;
+    linuxUsername: string | null;
+    payload: Record<string, unknown>;
+  }): Promise<AlertView> {
+    const managedUserId = await this.childOf(input.systemId, input.linuxUsername ?? undefined);
+    const row = {
+      id: newId(),
+      household_id: input.householdId,
+      kind: input.kind,
+      system_id: input.systemId,
+      linux_username: input.linuxUsername,
+      managed_user_id: managedUserId,
+      payload: JSON.stringify(input.payload),
+      created_at: creationIso(),
+      acknowledged_at: null,
+    };
+    await this.alerts.insert(row);
+    const stored = await this.alerts.get(input.householdId, row.id);
+    if (!stored) throw new Error('alert vanished after insert');
+    const view = alertView(stored);
+    this.events.publish(input.householdId, 'alert_created', view);
+    return view;
+  }
+
+  /** POST /api/access-request: a child's message from Hearth Space, sent by their device's agent. */
+  async accessRequest(device: BearerDevice, body: AccessRequestBody) {
+    if (body.system_id !== undefined && body.system_id !== device.systemId) {
+      throw new HttpError(
+        403,
+        'system_id_mismatch',
+        'system_id does not match the device this token belongs to.',
+      );
+    }
+    const message = body.message.trim();
+    if (message.length < 1 || message.length > LIMITS.parentNoteMaxLength) {
+      throw invalidRequest('The message must be 1 to 500 characters.', [
+        { path: 'body/message', message: 'must be 1 to 500 characters after trimming' },
+      ]);
+    }
+    if (!device.linuxUsers.includes(body.linux_username)) {
+      throw invalidRequest(`The account "${body.linux_username}" is not one this device reported.`, [
+        { path: 'body/linux_username', message: 'is not an account of this device' },
+      ]);
+    }
+    const view = await this.record({
+      householdId: device.householdId,
+      kind: 'access_requested',
+      systemId: device.systemId,
+      linuxUsername: body.linux_username,
+      payload: { reason: body.reason, message },
+    });
+    this.events.publish(device.householdId, 'access_requested', view);
+    return { id: view.id, kind: 'access_requested' as const, created_at: view.created_at };
+  }
+
+  /** Agent `alert_event` frames (clock tamper and the like). */
+  async agentEvent(
+    device: { systemId: string; householdId: string; linuxUsers: Set<string> },
+    event: AlertEventMessage,
+  ) {
+    const account =
+      event.linux_username && device.linuxUsers.has(event.linux_username) ? event.linux_username : null;
+    return this.record({
+      householdId: device.householdId,
+      kind: event.event_type,
+      systemId: device.systemId,
+      linuxUsername: account,
+      payload: event.detail,
+    });
+  }
+
+  private async visibleChildren(actor: SessionAuth): Promise<string[] | undefined> {
+    return isAdmin(actor.role) ? undefined : this.users.viewableIds(actor.parentId);
+  }
+
+  async list(actor: SessionAuth, query: AlertQuery) {
+    const limit = query.limit ?? 50;
+    const rows = await this.alerts.list({
+      householdId: actor.householdId,
+      kind: query.kind,
+      managedUserId: query.managed_user_id,
+      systemId: query.system_id,
+      unacknowledged: query.unacknowledged,
+      onlyChildren: await this.visibleChildren(actor),
+      before: query.before ? decodeCursor(query.before) : undefined,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(alertView),
+      next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+    };
+  }
+
+  async acknowledge(actor: SessionAuth, id: string): Promise<AlertView> {
+    const row = await this.alerts.get(actor.householdId, id);
+    const visible = await this.visibleChildren(actor);
+    if (!row || (visible && (!row.managed_user_id || !visible.includes(row.managed_user_id))))
+      throw notFound('The alert');
+    await this.alerts.acknowledge(id, nowIso());
+    const updated = await this.alerts.get(actor.householdId, id);
+    if (!updated) throw notFound('The alert');
+    return alertView(updated);
+  }
+
+  async unreadCount(actor: SessionAuth): Promise<number> {
+    return this.alerts.countUnread(actor.householdId, await this.visibleChildren(actor));
+  }
+
+  async prune(actor: SessionAuth, olderThanDays: number): Promise<{ deleted: number }> {
+    const cutoff = new Date(Date.now() - olderThanDays * DAY_MS).toISOString();
+    return { deleted: await this.alerts.pruneHousehold(actor.householdId, cutoff) };
+  }
+
+  /** Worker task: every household's alerts past the retention age. */
+  pruneOlderThan(days: number): Promise<number> {
+    return this.alerts.pruneAll(new Date(Date.now() - days * DAY_MS).toISOString());
+  }
+}

@@ -1,0 +1,31 @@
+import { ErrorBody } from '@hearth/protocol';
+import { isAdmin, requireSession } from '../../platform/access.js';
+import type { Services } from '../../services.js';
+import type { HearthApp } from '../../types.js';
+
+export function eventRoutes(app: HearthApp, { eventHub, users }: Services): void {
+  app.get(
+    '/api/dashboard/events',
+    {
+      config: { access: 'session' },
+      schema: {
+        tags: ['dashboard'],
+        summary:
+          'Live events (Server-Sent Events): access_requested, approval_created, approval_decided, device_pending, device_status, alert_created, installed_apps_updated, console_synced. Send Last-Event-ID to resume.',
+        response: { 401: ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const actor = requireSession(request);
+      const children = isAdmin(actor.role) ? null : new Set(await users.viewableIds(actor));
+      const lastEventId = request.headers['last-event-id'];
+      reply.hijack();
+      eventHub.open(
+        actor.householdId,
+        reply.raw,
+        children,
+        typeof lastEventId === 'string' ? lastEventId : undefined,
+      );
+    },
+  );
+}
