@@ -41,7 +41,9 @@ if (!only.length) {
 
 const files = only.length
   ? only
-  : ['protocol', 'server', 'web', 'bench'].flatMap((pkg) => findTests(path.join(root, pkg))).sort();
+  : ['protocol', 'server', 'web', 'overlay', 'bench']
+      .flatMap((pkg) => findTests(path.join(root, pkg)))
+      .sort();
 step(
   `tests (${files.length} files)`,
   process.execPath,

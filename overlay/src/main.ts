@@ -1,0 +1,162 @@
+import type { AgeTier, OverlayReason } from '@hearth/protocol';
+import { createBreathing } from './breathing.ts';
+import { el, setText } from './dom.ts';
+import { pickHost } from './hosts/pick-host.ts';
+import { icon } from './icons.ts';
+import { type Catalogue, pickCatalogue } from './locales/catalogue.ts';
+import { cleanDevice, cleanNote, type PageParams, parseReason, parseTier, readParams } from './params.ts';
+import { createSignup, type SignupFlow } from './signup.ts';
+import { createSketchpad } from './sketchpad.ts';
+import { showStatus } from './status.ts';
+import { createTalk } from './talk.ts';
+
+/** DESIGN §1: the page is "Hearth Space"; the youngest children see "Cozy Corner". */
+const productName = (tier: AgeTier): string => (tier === 'under8' ? 'Cozy Corner' : 'Hearth Space');
+
+interface HearthWindow {
+  setAge?: (tier: unknown) => void;
+  setReason?: (reason: unknown) => void;
+  setDeviceInfo?: (deviceName: unknown, parentNote: unknown) => void;
+}
+
+function start(): void {
+  const params: PageParams = readParams(location.search);
+  const state = { reason: params.reason, tier: params.tier, device: params.device, note: params.note };
+  const host = pickHost(params);
+  const catalogue: Catalogue = pickCatalogue(
+    params.lang,
+    navigator.languages?.length ? navigator.languages : [navigator.language],
+  );
+  document.documentElement.lang = catalogue.lang;
+
+  const brandName = el('span', { class: 'brand-name' });
+  const deviceLabel = el('span', { class: 'chip-label' });
+  const deviceName = el('span', { class: 'chip-value' });
+  const deviceIcon = el('span', { class: 'chip-icon' });
+  const chip = el('p', { class: 'chip' }, deviceIcon, deviceLabel, deviceName);
+  const header = el(
+    'header',
+    { class: 'topbar' },
+    el('p', { class: 'brand' }, icon('hearth', 'icon brand-mark'), brandName),
+    chip,
+  );
+
+  const badge = el('div', { class: 'badge', 'aria-hidden': 'true' });
+  const headline = el('h1', { class: 'headline', 'data-hearth': 'headline', id: 'headline' });
+  const description = el('p', { class: 'description', 'data-hearth': 'description' });
+  const noteTitle = el('figcaption', { class: 'note-title' });
+  const noteText = el('p', { class: 'note-text', 'data-hearth': 'note' });
+  const note = el('figure', { class: 'note' }, noteTitle, el('blockquote', {}, noteText));
+  const hero = el(
+    'section',
+    { class: 'hero', 'aria-labelledby': 'headline' },
+    badge,
+    headline,
+    description,
+    note,
+  );
+
+  const actionTitle = el('h2', { class: 'card-title', id: 'action-title' });
+  const actionBody = el('div', { class: 'action-body' });
+  const status = el('p', { class: 'status', 'data-hearth': 'status', role: 'status', 'data-tone': 'idle' });
+  const action = el(
+    'section',
+    { class: 'action', 'aria-labelledby': 'action-title' },
+    actionTitle,
+    actionBody,
+    status,
+  );
+
+  const breathing = createBreathing();
+  const sketchpad = createSketchpad();
+
+  const main = el(
+    'main',
+    { class: 'layout' },
+    el('div', { class: 'column column-main' }, el('div', { class: 'card main-card' }, hero, action)),
+    el('div', { class: 'column column-calm' }, breathing.root, sketchpad.root),
+  );
+  document.body.append(el('div', { class: 'shell' }, header, main));
+
+  let actionKey = '';
+  let signup: SignupFlow | null = null;
+
+  function renderAction(reason: OverlayReason, tier: AgeTier): void {
+    const key = `${reason}:${tier}`;
+    if (key === actionKey) return;
+    actionKey = key;
+    signup?.stop();
+    signup = null;
+    showStatus(status, 'idle', '');
+    if (reason === 'signup') {
+      setText(actionTitle, catalogue.ui.signupTitle[tier]);
+      signup = createSignup({
+        host,
+        catalogue,
+        tier,
+        domain: state.device,
+        url: params.signupUrl,
+        status,
+        navigate: (url) => location.assign(url),
+      });
+      actionBody.replaceChildren(...signup.nodes);
+    } else {
+      setText(actionTitle, catalogue.ui.talkTitle[tier]);
+      actionBody.replaceChildren(...createTalk({ host, catalogue, tier, reason, status }));
+    }
+  }
+
+  function render(): void {
+    const { reason, tier } = state;
+    // On <html>, so that the root background can follow the tier too.
+    const root = document.documentElement;
+    root.dataset.tier = tier;
+    root.dataset.reason = reason;
+    root.dataset.host = host.kind;
+    const text = catalogue.content[reason][tier];
+    const name = productName(tier);
+    setText(brandName, name);
+    setText(headline, text.headline);
+    setText(description, text.description);
+    document.title = `${name}: ${text.headline}`;
+    badge.replaceChildren(icon(reason, 'icon badge-icon'));
+
+    note.hidden = !state.note;
+    setText(noteTitle, catalogue.ui.noteTitle[tier]);
+    setText(noteText, state.note);
+
+    const site = reason === 'signup';
+    chip.hidden = !state.device;
+    deviceIcon.replaceChildren(icon(site ? 'globe' : 'device'));
+    setText(deviceLabel, `${site ? catalogue.ui.siteLabel : catalogue.ui.deviceLabel}:`);
+    setText(deviceName, state.device);
+
+    breathing.update(catalogue, tier);
+    sketchpad.update(catalogue, tier);
+    renderAction(reason, tier);
+  }
+
+  // The Android activity calls these after the page has loaded (DESIGN §7); each re-renders the page.
+  const w = window as unknown as HearthWindow;
+  w.setAge = (tier) => {
+    state.tier = parseTier(tier);
+    render();
+  };
+  w.setReason = (reason) => {
+    state.reason = parseReason(reason);
+    render();
+  };
+  w.setDeviceInfo = (deviceName, parentNote) => {
+    state.device = cleanDevice(deviceName);
+    state.note = cleanNote(parentNote);
+    // A new domain in sign-up mode needs a fresh flow.
+    if (state.reason === 'signup') actionKey = '';
+    render();
+  };
+
+  render();
+  // Lets tests and the curious measure how long the first render took.
+  performance.mark('hearth-space-rendered');
+}
+
+start();
