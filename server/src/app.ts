@@ -8,6 +8,8 @@ import Fastify, { LogController } from 'fastify';
 import { agentChannelRoutes } from './agent-channel/routes.js';
 import type { Config } from './config.js';
 import { alertRoutes } from './features/alerts/routes.js';
+import { approvalRoutes } from './features/approvals/routes.js';
+
 import { authRoutes } from './features/auth/routes.js';
 import { dashboardRoutes } from './features/dashboard/routes.js';
 import { deviceRoutes } from './features/devices/routes.js';
@@ -95,6 +97,7 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   userRoutes(app, services);
   deviceRoutes(app, services);
   alertRoutes(app, services);
+  approvalRoutes(app, services);
   dashboardRoutes(app, services);
   eventRoutes(app, services);
   pairingRoutes(app, services);

@@ -6,6 +6,7 @@ import { AgentHub, type ChannelTimings } from './agent-channel/hub.js';
 import { CommandQueue } from './agent-channel/queue.js';
 import type { Config } from './config.js';
 import { AlertService } from './features/alerts/service.js';
+import { ApprovalService } from './features/approvals/service.js';
 import { AuthService } from './features/auth/service.js';
 import { DashboardService } from './features/dashboard/service.js';
 import { DeviceService } from './features/devices/service.js';
@@ -35,6 +36,7 @@ export interface Services {
   devices: DeviceService;
   pairing: PairingService;
   alerts: AlertService;
+  approvals: ApprovalService;
   eventHub: EventHub;
   dashboard: DashboardService;
   worker: WorkerState;
@@ -65,6 +67,7 @@ export function buildServices(
     alerts.agentEvent(device, message),
   );
   const eventHub = new EventHub(bus, log);
+  const approvals = new ApprovalService(db.kysely, users, events);
   return {
     config,
     db,
@@ -80,8 +83,10 @@ export function buildServices(
     devices,
     pairing: new PairingService(db.kysely, config),
     alerts,
+    approvals,
     eventHub,
-    dashboard: new DashboardService(users, devices, alerts),
+    dashboard: new DashboardService(users, devices, alerts, (actor) => approvals.countPending(actor)),
+
     worker: new WorkerState(db.kysely),
     async limitIp(key, max, windowMs) {
       const window = await counters.hit(`ip:${key}`, windowMs);

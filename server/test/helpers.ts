@@ -74,7 +74,7 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(
   db: TestDatabase = { name: 'sqlite' },
   env: Record<string, string> = {},
-  options: { keep?: boolean; timings?: ChannelTimings } = {},
+  options: { keep?: boolean; timings?: ChannelTimings; log?: pino.Logger } = {},
 ): Promise<TestServer> {
   const dataDir = env.HEARTH_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
   const pgDb =
@@ -91,7 +91,7 @@ export async function startTestServer(
   });
   const server = await startServer(config, {
     worker: false,
-    log: pino({ level: 'silent' }),
+    log: options.log ?? pino({ level: 'silent' }),
     timings: options.timings,
   });
   return {

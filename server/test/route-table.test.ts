@@ -25,6 +25,10 @@ interface World {
   aDeviceId: string;
   aPendingId: string;
   aAlertId: string;
+  aMappingId: string;
+  aRequestId: string;
+  aGrantId: string;
+
   bChildId: string;
 }
 
@@ -210,6 +214,56 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
     }
   },
   // The worker serves the whole deployment: its status and restart carry no household's data.
+  'GET /api/approvals': async ({ b, aRequestId }) => {
+    const ids = (await b.client.get('/api/approvals')).body.items.map((x: { id: string }) => x.id);
+    assert.ok(!ids.includes(aRequestId));
+  },
+  'POST /api/approvals/:id/approve': async ({ a, b, aRequestId }) => {
+    expect404(await b.client.post(`/api/approvals/${aRequestId}/approve`), 'approve request');
+    assert.equal(
+      (await a.client.get('/api/approvals?status=pending')).body.items.some(
+        (x: { id: string }) => x.id === aRequestId,
+      ),
+      true,
+    );
+  },
+  'POST /api/approvals/:id/deny': async ({ b, aRequestId }) =>
+    expect404(await b.client.post(`/api/approvals/${aRequestId}/deny`), 'deny request'),
+  'GET /api/mappings/:id/approval-settings': async ({ b, aMappingId }) =>
+    expect404(await b.client.get(`/api/mappings/${aMappingId}/approval-settings`), 'settings'),
+  'POST /api/mappings/:id/approval-settings': async ({ a, b, aMappingId }) => {
+    expect404(
+      await b.client.post(`/api/mappings/${aMappingId}/approval-settings`, {
+        enforce_signup_approvals: true,
+      }),
+      'settings change',
+    );
+    assert.equal(
+      (await a.client.get(`/api/mappings/${aMappingId}/approval-settings`)).body.enforce_signup_approvals,
+      false,
+    );
+  },
+  'GET /api/mappings/:id/approval-grants': async ({ b, aMappingId }) =>
+    expect404(await b.client.get(`/api/mappings/${aMappingId}/approval-grants`), 'grants'),
+  'POST /api/mappings/:id/approval-grants': async ({ b, aMappingId }) =>
+    expect404(
+      await b.client.post(`/api/mappings/${aMappingId}/approval-grants`, {
+        domain: 'b.example',
+        kind: 'once',
+      }),
+      'add grant',
+    ),
+  'DELETE /api/mappings/:id/approval-grants/:grant_id': async ({ a, b, aMappingId, aGrantId }) => {
+    expect404(
+      await b.client.delete(`/api/mappings/${aMappingId}/approval-grants/${aGrantId}`),
+      'revoke grant',
+    );
+    assert.equal((await a.client.get(`/api/mappings/${aMappingId}/approval-grants`)).body.items.length, 1);
+  },
+  'GET /api/online-accounts': async ({ b }) => {
+    const items = (await b.client.get('/api/online-accounts?q=a-secret-user')).body.items;
+    assert.deepEqual(items, []);
+  },
   'GET /api/task-status': async ({ b }) => assert.equal((await b.client.get('/api/task-status')).status, 200),
   'POST /restart-tasks': async ({ b }) => assert.equal((await b.client.post('/restart-tasks')).status, 200),
   'GET /api/pairing/windows/msi': async ({ b }) =>
@@ -220,14 +274,18 @@ const fill = (url: string, w: World) =>
   url
     .replace(':system_id', w.aDeviceId)
     .replace(':user_id', w.aChildId)
-
+    .replace(':grant_id', w.aGrantId)
     .replace(
       ':id',
       url.startsWith('/api/household/parents')
         ? w.aParentId
         : url.startsWith('/api/alerts')
           ? w.aAlertId
-          : w.aChildId,
+          : url.startsWith('/api/mappings')
+            ? w.aMappingId
+            : url.startsWith('/api/approvals')
+              ? w.aRequestId
+              : w.aChildId,
     );
 
 for (const db of testDatabases()) {
@@ -248,11 +306,39 @@ for (const db of testDatabases()) {
         { systemId: device.system_id, householdId: a.householdId, linuxUsers: new Set(['ann']) },
         { type: 'alert_event', event_type: 'clock_tamper', linux_username: 'ann', detail: {} },
       );
-      await a.client.post(`/managed-users/${aChild.id}/mappings/add`, {
-        system_id: device.system_id,
+      const mapping = (
+        await a.client.post(`/managed-users/${aChild.id}/mappings/add`, {
+          system_id: device.system_id,
+          linux_username: 'ann',
+        })
+      ).body;
+      const agentOfA = {
+        systemId: device.system_id,
+        householdId: a.householdId,
+        platform: 'linux',
+        agentVersion: '0.57.0',
+        linuxUsers: ['ann'],
+      };
+      const request = await server.services.approvals.requestOther(agentOfA, {
+        type: 'domain_unblock',
+        linux_username: 'ann',
+        details: { domain: 'a.example' },
+      });
+      await server.services.approvals.logLogin(agentOfA, {
+        domain: 'a-only.example',
+        username: 'a-secret-user',
         linux_username: 'ann',
       });
+      const grant = (
+        await a.client.post(`/api/mappings/${mapping.id}/approval-grants`, {
+          domain: 'a.example',
+          kind: 'persistent',
+        })
+      ).body;
       world = {
+        aMappingId: mapping.id,
+        aRequestId: request.view.id ?? '',
+        aGrantId: grant.id,
         server,
         a,
         b,

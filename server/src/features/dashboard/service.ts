@@ -4,7 +4,8 @@ import type { AlertService } from '../alerts/service.js';
 import type { DeviceService } from '../devices/service.js';
 import type { UserService } from '../users/service.js';
 
-/** Counts of requests waiting for a parent; sign-up and other approval requests register theirs. */
+/** How many approval requests wait for this parent (the approvals feature supplies it). */
+
 export type PendingApprovalCounter = (actor: SessionAuth) => Promise<number>;
 
 export class DashboardService {

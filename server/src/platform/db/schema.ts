@@ -86,6 +86,62 @@ export interface DeviceMappingTable {
   system_id: string;
   linux_username: string;
   created_at: string;
+  enforce_signup_approvals?: DbBool;
+}
+
+export interface ApprovalRequestTable {
+  id: string;
+  household_id: string;
+  type: 'site_signup' | 'time_extension' | 'app_access' | 'domain_unblock';
+  status: 'pending' | 'approved' | 'denied';
+  mapping_id: string | null;
+  managed_user_id: string | null;
+  system_id: string;
+  linux_username: string;
+  domain: string | null;
+  url: string | null;
+  /** JSON object. */
+  details: string;
+  requested_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+  grant: 'once' | 'persistent' | null;
+}
+
+export interface ApprovalGrantTable {
+  id: string;
+  household_id: string;
+  mapping_id: string;
+  type: 'site_signup' | 'app_access' | 'domain_unblock';
+  domain: string | null;
+  target: string | null;
+  kind: 'once' | 'persistent';
+  source_request_id: string | null;
+  created_at: string;
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
+export interface TimeAdjustmentTable {
+  id: string;
+  managed_user_id: string;
+  date: string;
+  seconds: number;
+  source_request_id: string | null;
+  created_at: string;
+}
+
+export interface UserOnlineAccountTable {
+  id: string;
+  household_id: string;
+  owner_key: string;
+  managed_user_id: string | null;
+  system_id: string | null;
+  linux_username: string | null;
+  domain: string;
+  username: string;
+  first_detected_at: string;
+  last_active_at: string;
 }
 
 export interface UsageDayTable {
@@ -142,6 +198,10 @@ export interface Database {
   alert: AlertTable;
   worker_lease: WorkerLeaseTable;
   worker_task: WorkerTaskTable;
+  approval_request: ApprovalRequestTable;
+  approval_grant: ApprovalGrantTable;
+  time_adjustment: TimeAdjustmentTable;
+  user_online_account: UserOnlineAccountTable;
 }
 
 export type { Generated };
