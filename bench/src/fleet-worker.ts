@@ -1,6 +1,6 @@
 // One process of simulated agents for the fleet benchmark (a process may hold fewer sockets than the
 // machine's open-file limit). The parent sends instructions over IPC and gets figures back.
-import { SimAgent } from './simulator.js';
+import { type Frame, SimAgent } from './simulator.js';
 
 export type WorkerRequest =
   | {
@@ -36,7 +36,7 @@ async function connectAll(
       while (next < list.length) {
         const agent = list[next++];
         if (!agent) continue;
-        const answer = await agent.connect().catch(() => ({ type: 'closed' }));
+        const answer: Frame = await agent.connect().catch(() => ({ type: 'closed' }));
         if (answer.type === 'auth_result' && answer.success === true) authenticated++;
         else failed++;
       }

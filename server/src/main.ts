@@ -111,7 +111,7 @@ async function createAdmin(config: Config, args: string[]) {
       : await repo.firstHousehold();
     if (values.household && !household) throw new UsageError(`No household has id ${values.household}`);
     if (!household) {
-      const auth = new AuthService(db.kysely, new MemoryCounterStore());
+      const auth = new AuthService(db, new MemoryCounterStore());
       await auth.createHouseholdWithOwner({ username, password, household_name: 'Home' }, false);
       console.log(`Created household "Home" with owner ${username}.`);
       return;

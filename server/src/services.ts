@@ -60,14 +60,14 @@ export function buildServices(
   const events = new EventPublisher(bus, log);
   const queue = new CommandQueue(db.kysely);
   const hub = new AgentHub(db.kysely, bus, queue, events, config, log, timings);
-  const users = new UserService(db.kysely, hub);
-  const devices = new DeviceService(db.kysely, hub, queue, events);
+  const users = new UserService(db, hub);
+  const devices = new DeviceService(db, hub, queue, events);
   const alerts = new AlertService(db.kysely, events);
   hub.on<AlertEventMessage>('alert_event', AlertEventMessage, (device, message) =>
     alerts.agentEvent(device, message),
   );
   const eventHub = new EventHub(bus, log);
-  const approvals = new ApprovalService(db.kysely, users, events);
+  const approvals = new ApprovalService(db, users, events);
   return {
     config,
     db,
@@ -77,7 +77,7 @@ export function buildServices(
     events,
     queue,
     hub,
-    auth: new AuthService(db.kysely, counters),
+    auth: new AuthService(db, counters),
     household: new HouseholdService(db.kysely),
     users,
     devices,

@@ -63,27 +63,6 @@ export class ApprovalRepository {
       .execute();
   }
 
-  /** A sign-up grant that covers one of these domains and is still good. */
-  liveSignupGrant(mappingId: string, domains: string[], now: string) {
-    return this.db
-      .selectFrom('approval_grant')
-      .select(['id', 'kind'])
-      .where('mapping_id', '=', mappingId)
-      .where('type', '=', 'site_signup')
-      .where('domain', 'in', domains)
-      .where((eb) =>
-        eb.or([
-          eb('kind', '=', 'persistent'),
-          eb.and([
-            eb('consumed_at', 'is', null),
-            eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]),
-          ]),
-        ]),
-      )
-      .limit(1)
-      .executeTakeFirst();
-  }
-
   pendingRequest(mappingId: string, type: string, domain: string) {
     return this.db
       .selectFrom('approval_request')

@@ -9,11 +9,12 @@ import type {
   RegistrationCheckView,
   RegistrationRequestBody,
 } from '@hearth/protocol';
-import type { Kysely } from 'kysely';
 import { type BearerDevice, isAdmin, type SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
-import type { ApprovalRequestTable, Database } from '../../platform/db/schema.js';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
+import type { ApprovalRequestTable } from '../../platform/db/schema.js';
 import { domainAndParents, normalizeDomain } from '../../platform/domain.js';
 import { conflict, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
@@ -96,13 +97,46 @@ export function approvalView(row: RequestRow): ApprovalView {
 /** Sign-up approvals (SPEC "States and transitions"), the other approval requests, grants and the online account audit. */
 export class ApprovalService {
   private readonly repo: ApprovalRepository;
+  // The registration check runs on every sign-up-looking page: three prepared reads.
+  private readonly mappingOfAccount: Prepared<
+    'system' | 'account',
+    { id: string; managed_user_id: string; enforce_signup_approvals: number | undefined }
+  >;
+  private readonly grantsOfMapping: Prepared<
+    'mapping' | 'type',
+    { domain: string | null; kind: string; expires_at: string | null; consumed_at: string | null }
+  >;
+  private readonly pendingOf: Prepared<'mapping' | 'type' | 'domain' | 'status', { id: string }>;
 
   constructor(
-    db: Kysely<Database>,
+    database: Db,
     private readonly users: UserService,
     private readonly events: EventPublisher,
   ) {
-    this.repo = new ApprovalRepository(db);
+    this.repo = new ApprovalRepository(database.kysely);
+    this.mappingOfAccount = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('device_mapping')
+        .select(['id', 'managed_user_id', 'enforce_signup_approvals'])
+        .where('system_id', '=', p('system'))
+        .where('linux_username', '=', p('account')),
+    );
+    this.grantsOfMapping = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('approval_grant')
+        .select(['domain', 'kind', 'expires_at', 'consumed_at'])
+        .where('mapping_id', '=', p('mapping'))
+        .where('type', '=', p('type') as 'site_signup'),
+    );
+    this.pendingOf = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('approval_request')
+        .select('id')
+        .where('mapping_id', '=', p('mapping'))
+        .where('type', '=', p('type') as 'site_signup')
+        .where('domain', '=', p('domain'))
+        .where('status', '=', p('status') as 'pending'),
+    );
   }
 
   /** The registration check of SPEC "Registration check outcomes". */
@@ -118,18 +152,31 @@ export class ApprovalService {
   }
 
   private async signupState(device: BearerDevice, linuxUsername: string, domain: string) {
-    const mapping = await this.repo.mappingForAccount(device.systemId, linuxUsername);
+    const mapping = await this.mappingOfAccount.first({ system: device.systemId, account: linuxUsername });
     // Not enforced: an account of no child, a platform or agent the feature does not cover, or the toggle off.
     if (
       !mapping ||
       !signupSupported(device.platform, device.agentVersion) ||
-      !mapping.enforce_signup_approvals
+      !Number(mapping.enforce_signup_approvals)
     ) {
       return { allowed: true, pendingId: null, mapping };
     }
-    if (await this.repo.liveSignupGrant(mapping.id, domainAndParents(domain), nowIso()))
-      return { allowed: true, pendingId: null, mapping };
-    const pending = await this.repo.pendingRequest(mapping.id, 'site_signup', domain);
+    const covering = new Set(domainAndParents(domain));
+    const now = nowIso();
+    const grants = await this.grantsOfMapping.all({ mapping: mapping.id, type: 'site_signup' });
+    const live = grants.some(
+      (g) =>
+        g.domain !== null &&
+        covering.has(g.domain) &&
+        (g.kind === 'persistent' || (!g.consumed_at && (!g.expires_at || g.expires_at > now))),
+    );
+    if (live) return { allowed: true, pendingId: null, mapping };
+    const pending = await this.pendingOf.first({
+      mapping: mapping.id,
+      type: 'site_signup',
+      domain,
+      status: 'pending',
+    });
     return { allowed: false, pendingId: pending?.id ?? null, mapping };
   }
 

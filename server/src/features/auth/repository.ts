@@ -1,15 +1,23 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database, SessionTable } from '../../platform/db/schema.js';
+
+export type SessionRow = {
+  session_id: string;
+  csrf_token: string;
+  last_seen_at: string;
+  parent_id: string;
+  username: string;
+  role: Selectable<Database['parent']>['role'];
+  household_id: string;
+  household_name: string;
+};
 
 export class SessionRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(row: SessionTable): Promise<void> {
-    await this.db.insertInto('session').values(row).execute();
-  }
-
-  find(id: string) {
-    return this.db
+  /** The session with its parent and household, by the SHA-256 of the cookie. */
+  static findQuery(db: Kysely<Database>, id: string) {
+    return db
       .selectFrom('session')
       .innerJoin('parent', 'parent.id', 'session.parent_id')
       .innerJoin('household', 'household.id', 'parent.household_id')
@@ -23,8 +31,15 @@ export class SessionRepository {
         'household.id as household_id',
         'household.name as household_name',
       ])
-      .where('session.id', '=', id)
-      .executeTakeFirst();
+      .where('session.id', '=', id);
+  }
+
+  async insert(row: SessionTable): Promise<void> {
+    await this.db.insertInto('session').values(row).execute();
+  }
+
+  find(id: string) {
+    return SessionRepository.findQuery(this.db, id).executeTakeFirst();
   }
 
   async touch(id: string, at: string): Promise<void> {

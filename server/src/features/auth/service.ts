@@ -3,11 +3,13 @@ import type { Kysely } from 'kysely';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import { hashPassword, newId, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto.js';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
 import type { Database } from '../../platform/db/schema.js';
 import { conflict, HttpError, invalidRequest, rateLimited } from '../../platform/errors.js';
 import type { CounterStore } from '../../platform/rate-limit.js';
 import { HouseholdRepository } from '../household/repository.js';
-import { SessionRepository } from './repository.js';
+import { SessionRepository, type SessionRow } from './repository.js';
 
 const SIGN_IN_WINDOW_MS = 60_000;
 const IDLE_MS = LIMITS.sessionIdleDays * 24 * 60 * 60 * 1000;
@@ -22,15 +24,20 @@ export interface IssuedSession {
 export const usernameKey = (username: string) => username.trim().toLowerCase();
 
 export class AuthService {
+  private readonly db: Kysely<Database>;
   private readonly sessions: SessionRepository;
   private readonly households: HouseholdRepository;
+  /** Every authenticated request looks its session up: a prepared read. */
+  private readonly findSession: Prepared<'id', SessionRow>;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    database: Db,
     private readonly counters: CounterStore,
   ) {
-    this.sessions = new SessionRepository(db);
-    this.households = new HouseholdRepository(db);
+    this.db = database.kysely;
+    this.sessions = new SessionRepository(this.db);
+    this.households = new HouseholdRepository(this.db);
+    this.findSession = new Prepared(database, (k, p) => SessionRepository.findQuery(k, p('id')));
   }
 
   async setupRequired(): Promise<boolean> {
@@ -124,7 +131,7 @@ export class AuthService {
   async resolveSession(cookie: string): Promise<SessionAuth | null> {
     if (cookie.length > 128) return null;
     const id = sha256Hex(cookie);
-    const row = await this.sessions.find(id);
+    const row = await this.findSession.first({ id });
     if (!row) return null;
     const lastSeen = Date.parse(row.last_seen_at);
     const now = Date.now();

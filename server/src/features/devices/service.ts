@@ -6,13 +6,14 @@ import {
   type OverlayControlBody,
 } from '@hearth/protocol';
 
-import type { Kysely } from 'kysely';
 import type { AgentHub } from '../../agent-channel/hub.js';
 import { type CommandQueue, queuePolicyFor } from '../../agent-channel/queue.js';
 import { type BearerDevice, isAdmin, type SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import { sha256Hex } from '../../platform/crypto.js';
-import type { Database } from '../../platform/db/schema.js';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
+
 import { conflict, forbidden, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
 import { UserRepository } from '../users/repository.js';
@@ -25,14 +26,27 @@ export class DeviceService {
   private readonly devices: DeviceRepository;
   private readonly users: UserRepository;
 
+  /** Every bearer request resolves its token: a prepared read. */
+  private readonly byToken: Prepared<
+    'hash',
+    Pick<DeviceRow, 'system_id' | 'household_id' | 'platform' | 'agent_version' | 'linux_users' | 'status'>
+  >;
+
   constructor(
-    db: Kysely<Database>,
+    database: Db,
     private readonly hub: AgentHub,
     private readonly queue: CommandQueue,
     private readonly events: EventPublisher,
   ) {
+    const db = database.kysely;
     this.devices = new DeviceRepository(db);
     this.users = new UserRepository(db);
+    this.byToken = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('agent_device')
+        .select(['system_id', 'household_id', 'platform', 'agent_version', 'linux_users', 'status'])
+        .where('secure_token_hash', '=', p('hash')),
+    );
   }
 
   view(row: DeviceRow): DeviceView {
@@ -191,7 +205,7 @@ export class DeviceService {
 
   /** Bearer authentication: only an approved device's current token counts. */
   async resolveBearer(token: string): Promise<BearerDevice | null> {
-    const row = await this.devices.byTokenHash(sha256Hex(token));
+    const row = await this.byToken.first({ hash: sha256Hex(token) });
     if (row?.status !== 'approved') return null;
     return {
       systemId: row.system_id,

@@ -8,12 +8,15 @@ import type {
   UsageView,
   ValidationView,
 } from '@hearth/protocol';
-import type { Kysely } from 'kysely';
+
 import type { AgentHub } from '../../agent-channel/hub.js';
 import { isAdmin, type SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
-import type { Database, ManagedUserTable } from '../../platform/db/schema.js';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
+import type { ManagedUserTable } from '../../platform/db/schema.js';
+
 import { conflict, forbidden, notFound } from '../../platform/errors.js';
 import { DeviceRepository, parseLinuxUsers } from '../devices/repository.js';
 import { UserRepository } from './repository.js';
@@ -28,16 +31,50 @@ function cleanNote(note: string | null | undefined): string | null | undefined {
   return trimmed === '' ? null : trimmed;
 }
 
+type ChildRow = Pick<
+  ManagedUserTable,
+  'id' | 'name' | 'overlay_age_tier' | 'overlay_parent_note' | 'created_at'
+>;
+type MappingRow = {
+  id: string;
+  managed_user_id: string;
+  system_id: string;
+  linux_username: string;
+  hostname: string | null;
+  platform: string | null;
+};
+
 export class UserService {
   private readonly users: UserRepository;
   private readonly devices: DeviceRepository;
+  // The children list is the dashboard's most frequent read: prepared, two statements for a household.
+  private readonly householdChildren: Prepared<'household', ChildRow>;
+  private readonly householdMappings: Prepared<'household', MappingRow>;
 
   constructor(
-    db: Kysely<Database>,
+    database: Db,
     private readonly hub: Pick<AgentHub, 'isOnline'>,
   ) {
+    const db = database.kysely;
     this.users = new UserRepository(db);
     this.devices = new DeviceRepository(db);
+    this.householdChildren = new Prepared(database, (k, p) => UserRepository.listQuery(k, p('household')));
+    this.householdMappings = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('device_mapping')
+        .leftJoin('agent_device', 'agent_device.system_id', 'device_mapping.system_id')
+        .select([
+          'device_mapping.id',
+          'device_mapping.managed_user_id',
+          'device_mapping.system_id',
+          'device_mapping.linux_username',
+          'agent_device.hostname',
+          'agent_device.platform',
+        ])
+        .where('device_mapping.household_id', '=', p('household'))
+        .orderBy('device_mapping.created_at', 'asc')
+        .orderBy('device_mapping.id', 'asc'),
+    );
   }
 
   /**
@@ -62,9 +99,17 @@ export class UserService {
   }
 
   async list(actor: SessionAuth): Promise<ManagedUserView[]> {
-    const only = isAdmin(actor.role) ? undefined : await this.users.viewableIds(actor.parentId);
-    const rows = await this.users.list(actor.householdId, only);
-    const mappings = await this.users.mappingsOf(rows.map((r) => r.id));
+    let rows: ChildRow[];
+    let mappings: MappingRow[];
+    if (isAdmin(actor.role)) {
+      [rows, mappings] = await Promise.all([
+        this.householdChildren.all({ household: actor.householdId }),
+        this.householdMappings.all({ household: actor.householdId }),
+      ]);
+    } else {
+      rows = await this.users.list(actor.householdId, await this.users.viewableIds(actor.parentId));
+      mappings = await this.users.mappingsOf(rows.map((r) => r.id));
+    }
     const byUser = new Map<string, ManagedUserView['mappings']>();
     for (const m of mappings) {
       const list = byUser.get(m.managed_user_id) ?? [];

@@ -21,6 +21,11 @@ export interface Db {
   dialect: Dialect;
   /** Cheap liveness probe for /healthz. */
   ping(): Promise<void>;
+  /**
+   * Runs an already compiled read on the shortest path the dialect has (a cached prepared statement
+   * on SQLite, the pool on PostgreSQL). Hot routes use it through `Prepared`.
+   */
+  read<R>(sqlText: string, params: readonly unknown[]): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -66,6 +71,8 @@ export function openDatabase(options: { databaseUrl: string | null; dataDir: str
     return {
       kysely,
       dialect: 'postgres',
+      read: async <R>(sqlText: string, params: readonly unknown[]) =>
+        (await pool.query(sqlText, params as unknown[])).rows as R[],
       ping: async () => {
         await sql`select 1`.execute(kysely);
       },
@@ -78,6 +85,9 @@ export function openDatabase(options: { databaseUrl: string | null; dataDir: str
   return {
     kysely,
     dialect: 'sqlite',
+    // better-sqlite3 is synchronous, so a read here never interleaves with another statement.
+    read: async <R>(sqlText: string, params: readonly unknown[]) =>
+      adapter.prepare(sqlText).all(...params) as R[],
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },
