@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { formatUsersVsBare, type RouteResult, type UsersVsBare } from './report.js';
+
+const measured = (label: string, requestsPerSecond: number, otherCpu: number | null = 0.02): RouteResult => ({
+  label,
+  requestsPerSecond,
+  latencyP50: 1.234,
+  latencyP99: 9.876,
+  requests: requestsPerSecond * 10,
+  otherCpu,
+});
+
+const run = (usersPerSecond: number, otherCpu: number | null = 0.02): UsersVsBare => ({
+  bare: measured('bare', 20_000),
+  users: measured('users', usersPerSecond, otherCpu),
+  healthz: measured('healthz', 30_000),
+  server: 'compiled server/dist',
+  revision: 'abc1234',
+  options: { duration: 10, warmup: 2, connections: 50 },
+  machine: { cpu: 'Test CPU', cores: 2, memoryGiB: 24, node: 'v20.19.0', platform: 'Linux 6 x64' },
+  date: new Date('2025-01-02T03:04:05Z'),
+});
+
+test('reports each route as a table row with rounded rates and millisecond latencies', () => {
+  const text = formatUsersVsBare(run(12_345.6));
+  assert.match(text, /^\| bare \| 20,000 \| 1\.23 \| 9\.88 \| 200,000 \| 2\.0 % \|$/m);
+  assert.match(text, /^\| users \| 12,346 \| 1\.23 \| 9\.88 \| 123,456 \| 2\.0 % \|$/m);
+  assert.match(text, /^\| healthz \| 30,000 \|/m);
+  assert.match(text, /2025-01-02 03:04 UTC; code: abc1234/);
+  assert.match(text, /Test CPU, 2 cores, 24\.0 GiB memory, Node v20\.19\.0/);
+});
+
+test('says whether /api/users reaches half of the bare route', () => {
+  assert.match(formatUsersVsBare(run(12_000)), /\*\*60\.0 %\*\* \(target ≥ 50\.0 %: target met\)/);
+  assert.match(formatUsersVsBare(run(4_000)), /\*\*20\.0 %\*\* \(target ≥ 50\.0 %: below target\)/);
+});
+
+test('flags a run made while other work kept the machine busy', () => {
+  assert.doesNotMatch(formatUsersVsBare(run(12_000, 0.02)), /unreliable/);
+  const busy = formatUsersVsBare(run(12_000, 0.4));
+  assert.match(busy, /^\| users \| 12,000 \|.*\| 40\.0 % \|$/m);
+  assert.match(busy, /these figures are unreliable/);
+  assert.match(formatUsersVsBare(run(12_000, null)), /\| n\/a \|[\s\S]*could not be measured/);
+});

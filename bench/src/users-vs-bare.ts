@@ -1,0 +1,208 @@
+// Issue 2's benchmark: GET /api/users on the real Hearth server against a bare Fastify route that
+// answers the same body, plus /healthz. `npm run bench` at the repository root runs it; see BENCHMARKS.md.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { LoadError, type LoadOptions, loadOptionsFromEnv, measure } from './load.js';
+import { cpuSnapshot, describeMachine, gitRevision, otherCpuShare } from './machine.js';
+import { type Child, freePort, spawnNode, stopChild, waitForOk } from './processes.js';
+import { BUSY_MACHINE, formatUsersVsBare, type RouteResult } from './report.js';
+
+const benchDir = path.resolve(import.meta.dirname, '..');
+const root = path.resolve(benchDir, '..');
+const resultsFile = path.join(benchDir, 'results', 'users-vs-bare.md');
+const tsxLoader = import.meta.resolve('tsx');
+
+const CHILDREN = ['Ada', 'Ben', 'Cleo', 'Dev', 'Esme'];
+
+class BenchError extends Error {}
+
+/** The environment without the developer's HEARTH_* settings (a .env-style database URL, a port). */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('HEARTH_')) env[key] = value;
+  return { ...env, ...extra };
+}
+
+/** Production runs the compiled server; BENCH_SERVER=source runs the TypeScript sources through tsx. */
+function serverCommand(): { args: string[]; description: string } {
+  const mode = process.env.BENCH_SERVER?.trim() || 'dist';
+  if (mode === 'source') {
+    return {
+      args: ['--conditions=hearth-source', '--import', tsxLoader, path.join(root, 'server/src/cli.ts')],
+      description: 'server sources through tsx',
+    };
+  }
+  if (mode !== 'dist') throw new BenchError(`BENCH_SERVER must be "dist" or "source", got "${mode}"`);
+  // Incremental, so cheap when nothing changed; it keeps a stale dist from being measured. Only the
+  // server and its protocol: the admin UI plays no part here.
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const built = spawnSync(process.execPath, [tsc, '-b', 'protocol', 'server'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0)
+    throw new BenchError('tsc -b protocol server failed; cannot run the compiled server');
+  return { args: [path.join(root, 'server/dist/cli.js')], description: 'compiled server/dist' };
+}
+
+async function expectStatus(res: Response, status: number, what: string): Promise<string> {
+  const text = await res.text();
+  if (res.status !== status) throw new BenchError(`${what}: expected ${status}, got ${res.status}: ${text}`);
+  return text;
+}
+
+/** Signs in as the owner and adds the children, through the same routes the admin UI uses. */
+async function seedHousehold(baseUrl: string, username: string, password: string) {
+  const signIn = await fetch(`${baseUrl}/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  const view = JSON.parse(await expectStatus(signIn, 200, 'sign-in')) as { csrf_token: string };
+  const cookie = signIn.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0] ?? '')
+    .find((c) => c.startsWith('hearth_session='));
+  if (!cookie) throw new BenchError('sign-in set no hearth_session cookie');
+  for (const name of CHILDREN) {
+    const res = await fetch(`${baseUrl}/api/user/create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie, 'x-csrftoken': view.csrf_token },
+      body: JSON.stringify({ name }),
+    });
+    await expectStatus(res, 201, `creating child ${name}`);
+  }
+  return { cookie };
+}
+
+async function getBody(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { headers });
+  const text = await expectStatus(res, 200, `GET ${url}`);
+  return { text, contentType: res.headers.get('content-type') };
+}
+
+const children: Child[] = [];
+let dataDir: string | null = null;
+let cleaning: Promise<void> | null = null;
+
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.allSettled(children.map((child) => stopChild(child)));
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+async function run(options: LoadOptions): Promise<void> {
+  const server = serverCommand();
+  dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-bench-'));
+  const port = await freePort();
+  const username = 'bench';
+  const password = randomBytes(18).toString('base64url');
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  console.log(`# starting Hearth (${server.description}) on ${baseUrl}`);
+  // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops, for finding hot
+  // spots. A relative directory is taken from where `npm run bench` was typed (npm's INIT_CWD).
+  const profileDir = process.env.BENCH_CPU_PROF?.trim();
+  const profile = profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.INIT_CWD ?? process.cwd(), profileDir)}`]
+    : [];
+  // cwd is the temporary directory so no developer .env is read.
+  const hearth = spawnNode('Hearth server', [...profile, ...server.args, 'serve', '--no-worker'], {
+    cwd: dataDir,
+    env: cleanEnv({
+      HEARTH_DATA_DIR: dataDir,
+      HEARTH_HOST: '127.0.0.1',
+      HEARTH_PORT: String(port),
+      HEARTH_LOG_LEVEL: 'silent',
+      HEARTH_BOOTSTRAP_ADMIN: `${username}:${password}`,
+    }),
+  });
+  children.push(hearth);
+  await waitForOk(hearth, `${baseUrl}/healthz`);
+
+  const { cookie } = await seedHousehold(baseUrl, username, password);
+  const users = await getBody(`${baseUrl}/api/users`, { cookie });
+  const listed = (JSON.parse(users.text) as { items: unknown[] }).items.length;
+  if (listed !== CHILDREN.length) throw new BenchError(`GET /api/users listed ${listed} children, not 5`);
+
+  const bodyFile = path.join(dataDir, 'users.json');
+  writeFileSync(bodyFile, users.text);
+  const barePort = await freePort();
+  const bareUrl = `http://127.0.0.1:${barePort}/api/users`;
+  console.log(`# starting the bare Fastify route on ${bareUrl}`);
+  const bare = spawnNode(
+    'bare Fastify server',
+    ['--import', tsxLoader, path.join(benchDir, 'src/bare-server.ts')],
+    {
+      cwd: benchDir,
+      env: cleanEnv({ BENCH_BARE_BODY_FILE: bodyFile, BENCH_BARE_PORT: String(barePort) }),
+    },
+  );
+  children.push(bare);
+  await waitForOk(bare, bareUrl);
+  const bareBody = await getBody(bareUrl);
+  if (bareBody.text !== users.text || bareBody.contentType !== users.contentType) {
+    throw new BenchError(
+      `the bare route does not answer like Hearth:\n  ${users.contentType} ${users.text}\n  ${bareBody.contentType} ${bareBody.text}`,
+    );
+  }
+
+  const pids = [process.pid, hearth.process.pid ?? -1, bare.process.pid ?? -1];
+  const results: RouteResult[] = [];
+  for (const target of [
+    { label: 'bare Fastify route, same body', url: bareUrl },
+    { label: 'GET /api/users (session cookie)', url: `${baseUrl}/api/users`, headers: { cookie } },
+    { label: 'GET /healthz', url: `${baseUrl}/healthz` },
+  ]) {
+    console.log(`# ${target.label}: ${options.warmup} s warm-up, ${options.duration} s measured`);
+    const before = cpuSnapshot(pids);
+    const measured = await measure(target, options);
+    const otherCpu = otherCpuShare(before, cpuSnapshot(pids));
+    if (otherCpu !== null && otherCpu > BUSY_MACHINE) {
+      console.warn(
+        `# warning: other processes took ${(otherCpu * 100).toFixed(0)} % of the CPU meanwhile; the figures are unreliable`,
+      );
+    }
+    results.push({ ...measured, otherCpu });
+  }
+  const [bareResult, usersResult, healthzResult] = results as [RouteResult, RouteResult, RouteResult];
+
+  const report = formatUsersVsBare({
+    bare: bareResult,
+    users: usersResult,
+    healthz: healthzResult,
+    server: server.description,
+    revision: gitRevision(root),
+    options,
+    machine: describeMachine(),
+    date: new Date(),
+  });
+  mkdirSync(path.dirname(resultsFile), { recursive: true });
+  writeFileSync(resultsFile, `# GET /api/users vs a bare Fastify route\n\n${report}`);
+  console.log(`\n${report}`);
+  console.log(`# written to ${path.relative(root, resultsFile)}`);
+}
+
+process.once('SIGINT', () => {
+  console.error('# interrupted; stopping the servers');
+  void cleanUp().finally(() => process.exit(130));
+});
+
+let exitCode = 0;
+try {
+  await run(loadOptionsFromEnv());
+} catch (err) {
+  exitCode = 1;
+  console.error(`\nbenchmark failed: ${err instanceof Error ? err.message : String(err)}`);
+  if (!(err instanceof BenchError || err instanceof LoadError) && err instanceof Error && err.stack)
+    console.error(err.stack);
+} finally {
+  await cleanUp();
+}
+// Always exit, even if a socket or timer is still open somewhere.
+process.exit(exitCode);
