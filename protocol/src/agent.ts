@@ -92,3 +92,42 @@ export const AlertEventMessage = Type.Object({
   detail: Type.Record(Type.String(), Type.Unknown()),
 });
 export type AlertEventMessage = Static<typeof AlertEventMessage>;
+
+export const MAX_APPS_PER_CHUNK = 1000;
+export const MAX_CHUNKS_PER_REPORT = 100;
+export const MAX_ICON_BYTES = 32 * 1024;
+export const REPORT_ABANDON_MS = 10 * 60_000;
+
+const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$' });
+
+export const InstalledApp = Type.Object(
+  {
+    application_name: Type.String({ minLength: 1, maxLength: 256 }),
+    identifier: Type.String({ minLength: 1, maxLength: 1024 }),
+    match_type: Type.Union([Type.Literal('executable'), Type.Literal('package')]),
+    version_name: Type.String({ maxLength: 128 }),
+    icon_hash: Type.Optional(Type.Union([Sha256, Type.Null(), Type.Literal('')])),
+  },
+  { additionalProperties: false },
+);
+export type InstalledApp = Static<typeof InstalledApp>;
+
+export const InstalledAppsReportMessage = Type.Object({
+  type: Type.Literal('installed_apps_report'),
+  report_id: Type.String({ format: 'uuid' }),
+  linux_username: Type.String({ minLength: 1, maxLength: 64 }),
+  chunk_index: Type.Integer({ minimum: 0 }),
+  chunk_total: Type.Integer({ minimum: 1, maximum: MAX_CHUNKS_PER_REPORT }),
+  is_final: Type.Boolean(),
+  reported_at: Type.String({ format: 'date-time' }),
+  apps: Type.Array(InstalledApp, { maxItems: MAX_APPS_PER_CHUNK }),
+});
+export type InstalledAppsReportMessage = Static<typeof InstalledAppsReportMessage>;
+
+export const AppIconReportMessage = Type.Object({
+  type: Type.Literal('app_icon_report'),
+  content_hash: Sha256,
+  mime_type: Type.Literal('image/png'),
+  data_base64: Type.String({ minLength: 1, maxLength: Math.ceil(MAX_ICON_BYTES / 3) * 4 + 4 }),
+});
+export type AppIconReportMessage = Static<typeof AppIconReportMessage>;

@@ -9,13 +9,13 @@ import { agentChannelRoutes } from './agent-channel/routes.js';
 import type { Config } from './config.js';
 import { alertRoutes } from './features/alerts/routes.js';
 import { approvalRoutes } from './features/approvals/routes.js';
-
 import { authRoutes } from './features/auth/routes.js';
 import { dashboardRoutes } from './features/dashboard/routes.js';
 import { deviceRoutes } from './features/devices/routes.js';
 import { eventRoutes } from './features/events/routes.js';
 import { healthRoutes } from './features/health/routes.js';
 import { householdRoutes } from './features/household/routes.js';
+import { inventoryRoutes } from './features/inventory/routes.js';
 import { defaultOverlayDir, overlayRoutes } from './features/overlay/routes.js';
 import { pairingRoutes } from './features/pairing/routes.js';
 import { userRoutes } from './features/users/routes.js';
@@ -98,6 +98,7 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   deviceRoutes(app, services);
   alertRoutes(app, services);
   approvalRoutes(app, services);
+  inventoryRoutes(app, services);
   dashboardRoutes(app, services);
   eventRoutes(app, services);
   pairingRoutes(app, services);

@@ -1,4 +1,4 @@
-import { AlertEventMessage } from '@hearth/protocol';
+import { AlertEventMessage, AppIconReportMessage, InstalledAppsReportMessage } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 
 import { Redis } from 'ioredis';
@@ -12,6 +12,8 @@ import { DashboardService } from './features/dashboard/service.js';
 import { DeviceService } from './features/devices/service.js';
 import { EventHub } from './features/events/hub.js';
 import { HouseholdService } from './features/household/service.js';
+import { AppPolicyService } from './features/inventory/policy.js';
+import { InventoryService } from './features/inventory/service.js';
 import { PairingService } from './features/pairing/service.js';
 import { UserService } from './features/users/service.js';
 import { type Bus, MemoryBus, RedisBus } from './platform/bus.js';
@@ -37,6 +39,8 @@ export interface Services {
   pairing: PairingService;
   alerts: AlertService;
   approvals: ApprovalService;
+  inventory: InventoryService;
+  appPolicy: AppPolicyService;
   eventHub: EventHub;
   dashboard: DashboardService;
   worker: WorkerState;
@@ -68,6 +72,45 @@ export function buildServices(
   );
   const eventHub = new EventHub(bus, log);
   const approvals = new ApprovalService(db, users, events);
+  const inventory = new InventoryService(db.kysely, users, devices, events);
+  const appPolicy = new AppPolicyService(db.kysely, users, devices);
+  // A malformed report or icon is refused with the ack the agent waits for, saying why.
+  hub.on<InstalledAppsReportMessage>(
+    'installed_apps_report',
+    InstalledAppsReportMessage,
+    (device, m) => inventory.onReportChunk(device, m),
+    (device, m, why) =>
+      device.send({
+        type: 'installed_apps_report_ack',
+        report_id: m.report_id ?? null,
+        success: false,
+        pending: false,
+        apps_upserted: 0,
+        apps_removed: 0,
+        apps_total: 0,
+        error: why,
+      }),
+  );
+  hub.on<AppIconReportMessage>(
+    'app_icon_report',
+    AppIconReportMessage,
+    (device, m) => inventory.onIcon(device, m),
+    (device, m, why) =>
+      device.send({
+        type: 'app_icon_report_ack',
+        content_hash: m.content_hash ?? null,
+        success: false,
+        duplicate: false,
+        error: why,
+      }),
+  );
+  const sweeper = setInterval(() => inventory.assembler.sweep(), 60_000);
+  sweeper.unref();
+  hub.onAnswered((systemId, command, args, result) => {
+    appPolicy
+      .onAnswered(systemId, command, args, result)
+      .catch((err) => log.warn({ err }, 'could not record policy sync'));
+  });
   return {
     config,
     db,
@@ -84,6 +127,9 @@ export function buildServices(
     pairing: new PairingService(db.kysely, config),
     alerts,
     approvals,
+    inventory,
+    appPolicy,
+
     eventHub,
     dashboard: new DashboardService(users, devices, alerts, (actor) => approvals.countPending(actor)),
 
@@ -97,6 +143,8 @@ export function buildServices(
       return window.count > BEARER_PER_MINUTE ? Math.ceil((window.resetAt - Date.now()) / 1000) : null;
     },
     async close() {
+      clearInterval(sweeper);
+
       await hub.close();
       await eventHub.close();
 

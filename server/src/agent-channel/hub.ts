@@ -55,6 +55,7 @@ interface Connection {
   lastSeen: number;
   lastPing: number;
   linuxUsers: Set<string> | null;
+  platform: string;
   waiting: Map<string, (result: CommandResult) => void> | null;
   chain: Promise<void>;
 }
@@ -65,10 +66,19 @@ export type MessageHandler = (
   message: Record<string, unknown>,
 ) => Promise<unknown> | unknown;
 
+/** Told when a queued command was delivered and answered (features record their sync state). */
+export type AnsweredHandler = (
+  systemId: string,
+  command: string,
+  args: Record<string, unknown>,
+  result: CommandResult,
+) => void;
+
 export interface AuthenticatedDevice {
   systemId: string;
   householdId: string;
   linuxUsers: Set<string>;
+  platform: string;
   send(message: unknown): void;
 }
 
@@ -99,6 +109,7 @@ export class AgentHub {
   private readonly unidentified = new Set<Connection>();
   private readonly remoteWaits = new Map<string, (result: CommandResult) => void>();
   private readonly handlers = new Map<string, MessageHandler>();
+  private readonly answered: AnsweredHandler[] = [];
   private readonly devices: DeviceRepository;
   private sweeper: NodeJS.Timeout | null = null;
   private lastTouch = Date.now();
@@ -126,6 +137,10 @@ export class AgentHub {
     );
     this.sweeper = setInterval(() => this.sweep(), this.timings.sweepMs);
     this.sweeper.unref();
+  }
+
+  onAnswered(handler: AnsweredHandler): void {
+    this.answered.push(handler);
   }
 
   /** Features add agent message types here; frames that fail the schema get an error frame. */
@@ -187,6 +202,7 @@ export class AgentHub {
       lastSeen: now,
       lastPing: now,
       linuxUsers: null,
+      platform: '',
       waiting: null,
       chain: Promise.resolve(),
     };
@@ -285,6 +301,7 @@ export class AgentHub {
       systemId: conn.systemId ?? '',
       householdId: conn.householdId ?? '',
       linuxUsers: conn.linuxUsers ?? new Set(),
+      platform: conn.platform,
       send: (message) => this.send(conn, message),
     };
   }
@@ -429,6 +446,7 @@ export class AgentHub {
     conn.systemId = systemId;
     conn.householdId = householdId;
     conn.linuxUsers = new Set(hello.linux_users.map((u) => u.username));
+    conn.platform = hello.platform;
     conn.state = state;
     this.connections.set(systemId, conn);
   }
@@ -629,8 +647,12 @@ export class AgentHub {
     await this.queue.markAttempt(rows.map((r) => r.id));
     await Promise.all(
       rows.map(async (row) => {
-        const result = await this.rpcOn(conn, row.command, JSON.parse(row.args), row.id);
-        if (result.status === 'ok' || result.status === 'error') await this.queue.remove(row.id);
+        const args = JSON.parse(row.args);
+        const result = await this.rpcOn(conn, row.command, args, row.id);
+        if (result.status === 'ok' || result.status === 'error') {
+          await this.queue.remove(row.id);
+          for (const handler of this.answered) handler(systemId, row.command, args, result);
+        }
       }),
     );
   }

@@ -7,7 +7,7 @@ import {
 } from '@hearth/protocol';
 
 import type { AgentHub } from '../../agent-channel/hub.js';
-import { type CommandQueue, queuePolicyFor } from '../../agent-channel/queue.js';
+import { type CommandQueue, type QueuePolicy, queuePolicyFor } from '../../agent-channel/queue.js';
 import { type BearerDevice, isAdmin, type SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import { sha256Hex } from '../../platform/crypto.js';
@@ -161,11 +161,12 @@ export class DeviceService {
     systemId: string,
     command: string,
     args: Record<string, unknown>,
-  ): Promise<CommandOutcome & { data?: unknown }> {
+    policy: QueuePolicy = queuePolicyFor(command),
+  ): Promise<CommandOutcome & { data?: unknown; error?: unknown }> {
     const result = await this.hub.rpc(systemId, command, args);
     if (result.status === 'ok') return { delivered: true, queued: false, data: result.data };
-    if (result.status === 'error') return { delivered: true, queued: false, data: { error: result.error } };
-    await this.queue.enqueue(systemId, command, args, queuePolicyFor(command));
+    if (result.status === 'error') return { delivered: true, queued: false, error: result.error ?? 'failed' };
+    await this.queue.enqueue(systemId, command, args, policy);
     return { delivered: false, queued: true };
   }
 

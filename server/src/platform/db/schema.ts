@@ -64,6 +64,55 @@ export interface AgentDeviceTable {
   updated_at: string;
   connected_instance?: string | null;
   decided_at?: string | null;
+  installed_apps_report_hash?: string | null;
+  installed_apps_reported_at?: string | null;
+  installed_apps_count?: number;
+}
+
+export interface InstalledAppsReportTable {
+  system_id: string;
+  linux_username: string;
+  report_hash: string;
+  reported_at: string;
+  app_count: number;
+}
+
+export interface DeviceInstalledApplicationTable {
+  system_id: string;
+  linux_username: string;
+  identifier: string;
+  match_type: 'executable' | 'package';
+  application_name: string;
+  version_name: string;
+  icon_hash: string | null;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+export interface ApplicationIconTable {
+  content_hash: string;
+  mime_type: string;
+  data_base64: string;
+  byte_size: number;
+  created_at: string;
+}
+
+export interface AppPolicyTable {
+  managed_user_id: string;
+  version: number;
+  /** JSON array of rules. */
+  rules: string;
+  updated_at: string;
+  updated_by: string | null;
+}
+
+export interface AppPolicySyncTable {
+  managed_user_id: string;
+  system_id: string;
+  version: number;
+  status: 'pending' | 'synced' | 'failed';
+  error: string | null;
+  updated_at: string;
 }
 
 export interface DeviceCommandTable {
@@ -202,6 +251,11 @@ export interface Database {
   approval_grant: ApprovalGrantTable;
   time_adjustment: TimeAdjustmentTable;
   user_online_account: UserOnlineAccountTable;
+  installed_apps_report: InstalledAppsReportTable;
+  device_installed_application: DeviceInstalledApplicationTable;
+  application_icon: ApplicationIconTable;
+  app_policy: AppPolicyTable;
+  app_policy_sync: AppPolicySyncTable;
 }
 
 export type { Generated };

@@ -1,0 +1,204 @@
+import type { AppPolicyBody, AppPolicyView, AppRule } from '@hearth/protocol';
+import type { Kysely } from 'kysely';
+import type { CommandResult } from '../../agent-channel/hub.js';
+import type { SessionAuth } from '../../platform/access.js';
+import { nowIso } from '../../platform/clock.js';
+import type { Database } from '../../platform/db/schema.js';
+import { conflict, invalidRequest } from '../../platform/errors.js';
+import type { DeviceService } from '../devices/service.js';
+import type { UserService } from '../users/service.js';
+import { appProblem } from './assembler.js';
+
+export const SYNC_COMMAND = 'sync_app_policy';
+
+function parseRules(text: string | undefined): AppRule[] {
+  if (!text) return [];
+  try {
+    const v = JSON.parse(text);
+    return Array.isArray(v) ? v : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Per-child application rules (allow, block, daily limit), versioned and pushed to the child's devices. */
+export class AppPolicyService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly users: UserService,
+    private readonly devices: DeviceService,
+  ) {}
+
+  private mappings(managedUserId: string) {
+    return this.db
+      .selectFrom('device_mapping')
+      .innerJoin('agent_device', 'agent_device.system_id', 'device_mapping.system_id')
+      .select([
+        'device_mapping.system_id',
+        'device_mapping.linux_username',
+        'agent_device.hostname',
+        'agent_device.display_name',
+        'agent_device.platform',
+        'agent_device.status',
+      ])
+      .where('device_mapping.managed_user_id', '=', managedUserId)
+      .execute();
+  }
+
+  async get(actor: SessionAuth, managedUserId: string): Promise<AppPolicyView> {
+    await this.users.requireChild(actor, managedUserId, 'view');
+    return this.view(managedUserId);
+  }
+
+  private async view(managedUserId: string): Promise<AppPolicyView> {
+    const policy = await this.db
+      .selectFrom('app_policy')
+      .selectAll()
+      .where('managed_user_id', '=', managedUserId)
+      .executeTakeFirst();
+    const sync = await this.db
+      .selectFrom('app_policy_sync')
+      .selectAll()
+      .where('managed_user_id', '=', managedUserId)
+      .execute();
+    const mappings = await this.mappings(managedUserId);
+    return {
+      managed_user_id: managedUserId,
+      version: Number(policy?.version ?? 0),
+      rules: parseRules(policy?.rules),
+      updated_at: policy?.updated_at ?? null,
+      sync: mappings.map((m) => {
+        const s = sync.find((x) => x.system_id === m.system_id);
+        return {
+          system_id: m.system_id,
+          hostname: m.display_name ?? m.hostname,
+          linux_username: m.linux_username,
+          version: s ? Number(s.version) : null,
+          status: !policy ? 'none' : !s ? 'pending' : s.status,
+          updated_at: s?.updated_at ?? null,
+        };
+      }),
+    };
+  }
+
+  /** PUT replaces the rules, bumps the version and pushes it to each mapped device (queued while offline). */
+  async put(actor: SessionAuth, managedUserId: string, body: AppPolicyBody): Promise<AppPolicyView> {
+    await this.users.requireChild(actor, managedUserId, 'manage');
+    const seen = new Set<string>();
+    for (const [i, rule] of body.rules.entries()) {
+      const platform =
+        rule.match_type === 'package' ? 'android' : rule.identifier.startsWith('/') ? 'linux' : 'windows';
+      const problem = appProblem(platform, {
+        application_name: rule.application_name ?? 'app',
+        identifier: rule.identifier,
+        match_type: rule.match_type,
+        version_name: '',
+      });
+      if (problem)
+        throw invalidRequest(`rules[${i}]: ${problem}.`, [
+          { path: `body/rules/${i}/identifier`, message: problem },
+        ]);
+      if (rule.action === 'limit' && !rule.daily_minutes)
+        throw invalidRequest(`rules[${i}]: a limit needs daily_minutes.`, [
+          { path: `body/rules/${i}/daily_minutes`, message: 'is required for limit' },
+        ]);
+      if (rule.action !== 'limit' && rule.daily_minutes !== undefined)
+        throw invalidRequest(`rules[${i}]: daily_minutes belongs to limit rules only.`);
+      const k = `${rule.match_type}:${rule.identifier}`;
+      if (seen.has(k)) throw invalidRequest(`rules[${i}]: ${rule.identifier} has two rules.`);
+      seen.add(k);
+    }
+    const at = nowIso();
+    const version = await this.db.transaction().execute(async (trx) => {
+      const current = await trx
+        .selectFrom('app_policy')
+        .select('version')
+        .where('managed_user_id', '=', managedUserId)
+        .executeTakeFirst();
+      const currentVersion = Number(current?.version ?? 0);
+      if (body.version !== undefined && body.version !== currentVersion) {
+        throw conflict(`The policy changed meanwhile (now version ${currentVersion}); reload and try again.`);
+      }
+      const next = currentVersion + 1;
+      const rules = JSON.stringify(body.rules);
+      await trx
+        .insertInto('app_policy')
+        .values({
+          managed_user_id: managedUserId,
+          version: next,
+          rules,
+          updated_at: at,
+          updated_by: actor.parentId,
+        })
+        .onConflict((oc) =>
+          oc
+            .column('managed_user_id')
+            .doUpdateSet({ version: next, rules, updated_at: at, updated_by: actor.parentId }),
+        )
+        .execute();
+      return next;
+    });
+    for (const m of await this.mappings(managedUserId)) {
+      if (m.status !== 'approved') continue;
+      await this.recordSync(managedUserId, m.system_id, version, 'pending', null);
+      const args = {
+        managed_user_id: managedUserId,
+        linux_username: m.linux_username,
+        version,
+        rules: body.rules,
+      };
+      const outcome = await this.devices.command(m.system_id, SYNC_COMMAND, args, {
+        coalesceKey: `${SYNC_COMMAND}:${m.linux_username}`,
+      });
+      if (outcome.delivered)
+        await this.recordSync(
+          managedUserId,
+          m.system_id,
+          version,
+          outcome.error ? 'failed' : 'synced',
+          outcome.error ? String(JSON.stringify(outcome.error)) : null,
+        );
+    }
+    return this.view(managedUserId);
+  }
+
+  /** A queued push reached the device and was answered. */
+  async onAnswered(
+    systemId: string,
+    command: string,
+    args: Record<string, unknown>,
+    result: CommandResult,
+  ): Promise<void> {
+    if (
+      command !== SYNC_COMMAND ||
+      typeof args.managed_user_id !== 'string' ||
+      typeof args.version !== 'number'
+    )
+      return;
+    const failed = result.status !== 'ok';
+    await this.recordSync(
+      args.managed_user_id,
+      systemId,
+      args.version,
+      failed ? 'failed' : 'synced',
+      failed ? JSON.stringify(result) : null,
+    );
+  }
+
+  private async recordSync(
+    managedUserId: string,
+    systemId: string,
+    version: number,
+    status: 'pending' | 'synced' | 'failed',
+    error: string | null,
+  ) {
+    const at = nowIso();
+    await this.db
+      .insertInto('app_policy_sync')
+      .values({ managed_user_id: managedUserId, system_id: systemId, version, status, error, updated_at: at })
+      .onConflict((oc) =>
+        oc.columns(['managed_user_id', 'system_id']).doUpdateSet({ version, status, error, updated_at: at }),
+      )
+      .execute();
+  }
+}
