@@ -148,15 +148,14 @@ export class AgentHub {
     type: string,
     schema: TSchema,
     handler: (device: AuthenticatedDevice, message: T) => Promise<unknown> | unknown,
+    onInvalid?: (device: AuthenticatedDevice, message: Record<string, unknown>, why: string) => void,
   ): void {
     const validate = compileStrict<T>(schema);
     this.handlers.set(type, (device, message) => {
       if (!validate(message)) {
-        device.send({
-          type: 'error',
-          code: 'invalid_message',
-          message: `${type}: ${describeErrors(validate.errors)}`,
-        });
+        const why = `${type}: ${describeErrors(validate.errors)}`;
+        if (onInvalid) onInvalid(device, message, why);
+        else device.send({ type: 'error', code: 'invalid_message', message: why });
         return;
       }
       return handler(device, message as T);
