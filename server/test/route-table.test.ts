@@ -264,6 +264,21 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
     const items = (await b.client.get('/api/online-accounts?q=a-secret-user')).body.items;
     assert.deepEqual(items, []);
   },
+  'GET /api/devices/:system_id/installed-apps': async ({ b, aDeviceId }) =>
+    expect404(await b.client.get(`/api/devices/${aDeviceId}/installed-apps`), 'device inventory'),
+  'GET /api/managed-users/:id/installed-apps': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/api/managed-users/${aChildId}/installed-apps`), 'child inventory'),
+  'POST /api/devices/:system_id/installed-apps/refresh': async ({ b, aDeviceId }) =>
+    expect404(await b.client.post(`/api/devices/${aDeviceId}/installed-apps/refresh`), 'refresh'),
+  'GET /api/managed-users/:id/app-policy': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/api/managed-users/${aChildId}/app-policy`), 'app policy'),
+  'PUT /api/managed-users/:id/app-policy': async ({ a, b, aChildId }) => {
+    expect404(
+      await b.client.request('PUT', `/api/managed-users/${aChildId}/app-policy`, { json: { rules: [] } }),
+      'app policy change',
+    );
+    assert.equal((await a.client.get(`/api/managed-users/${aChildId}/app-policy`)).body.version, 0);
+  },
   'GET /api/task-status': async ({ b }) => assert.equal((await b.client.get('/api/task-status')).status, 200),
   'POST /restart-tasks': async ({ b }) => assert.equal((await b.client.post('/restart-tasks')).status, 200),
   'GET /api/pairing/windows/msi': async ({ b }) =>
