@@ -1,3 +1,4 @@
+import type {} from '@fastify/cookie';
 import { CSRF_FIELD, CSRF_HEADER, type ParentRole, SESSION_COOKIE } from '@hearth/protocol';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from './crypto.js';
