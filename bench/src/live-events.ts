@@ -1,21 +1,24 @@
 // Issue 4's benchmark: how long a child's access request takes from the agent's POST to arriving on
 // 1,000 open dashboard streams, and how cheaply the rate-limited path answers 429s compared with a
 // bare Fastify route. `npm run bench:events` at the repository root runs it.
-import { spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { sha256Hex } from '../../server/src/platform/crypto.js';
-import { openDatabase } from '../../server/src/platform/db/database.js';
-import { describeMachine, gitRevision } from './machine.js';
-import { type Child, freePort, spawnNode, stopChild, waitForOk } from './processes.js';
+import {
+  cleanEnv,
+  type Hearth,
+  ownerCall,
+  percentile,
+  provenance,
+  root,
+  run,
+  seedDevices,
+  startHearth,
+  writeResult,
+} from './hearth-fixture.js';
+import { type Child, freePort, spawnNode, stopChild } from './processes.js';
 
-const benchDir = path.resolve(import.meta.dirname, '..');
-const root = path.resolve(benchDir, '..');
-const resultsFile = path.join(benchDir, 'results', 'live-events.md');
 const STREAMS = Number(process.env.EVENTS_STREAMS ?? 1000);
 const REQUESTS = Number(process.env.EVENTS_REQUESTS ?? 300);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -72,86 +75,23 @@ async function rps(url: string, method: 'GET' | 'POST', headers: Record<string, 
   return { rps: result.requests.average, p99: result.latency.p99, statuses: result.statusCodeStats };
 }
 
-async function main() {
-  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  if (
-    spawnSync(process.execPath, [tsc, '-b', 'protocol', 'server'], { cwd: root, stdio: 'inherit' }).status !==
-    0
-  ) {
-    throw new Error('tsc -b protocol server failed');
-  }
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'hearth-events-'));
-  const port = await freePort();
-  const barePort = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const password = randomBytes(12).toString('hex');
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('HEARTH_')) env[k] = v;
-  let server: Child | null = null;
+run(async () => {
+  let hearth: Hearth | null = null;
   let bare: Child | null = null;
   const streams: AbortController[] = [];
   const dispatcher = new Agent({ connections: STREAMS + 50, pipelining: 0 });
   try {
-    server = spawnNode('hearth', [path.join(root, 'server/dist/cli.js'), 'serve', '--no-worker'], {
-      cwd: root,
-      env: {
-        ...env,
-        HEARTH_DATA_DIR: dataDir,
-        HEARTH_PORT: String(port),
-        HEARTH_HOST: '0.0.0.0',
-        HEARTH_LOG_LEVEL: 'warn',
-        HEARTH_BOOTSTRAP_ADMIN: `events:${password}`,
-      },
-    });
-    await waitForOk(server, `${baseUrl}/healthz`);
-    const signIn = await fetch(`${baseUrl}/api/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'events', password }),
-    });
-    const session = (await signIn.json()) as { household: { id: string }; csrf_token: string };
-    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const headers = { cookie, 'x-csrftoken': session.csrf_token, 'content-type': 'application/json' };
-    const child = (await (
-      await fetch(`${baseUrl}/api/user/create`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name: 'Ann' }),
-      })
-    ).json()) as { id: string };
-
-    // One paired device, written straight into the database, mapped to the child through the API.
-    const systemId = randomUUID();
-    const token = randomBytes(32).toString('hex');
-    const db = openDatabase({ databaseUrl: null, dataDir });
-    const at = new Date().toISOString();
-    await db.kysely
-      .insertInto('agent_device')
-      .values({
-        system_id: systemId,
-        household_id: session.household.id,
-        hostname: 'bench-pc',
-        display_name: null,
-        platform: 'linux',
-        status: 'approved',
-        agent_version: '0.57.0',
-        linux_users: '[{"username":"ann"}]',
-        secure_token_hash: sha256Hex(token),
-        last_seen_at: at,
-        created_at: at,
-        updated_at: at,
-      })
-      .execute();
-    await db.close();
-    await fetch(`${baseUrl}/managed-users/${child.id}/mappings/add`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ system_id: systemId, linux_username: 'ann' }),
-    });
+    hearth = await startHearth('events');
+    const barePort = await freePort();
+    const child = await ownerCall<{ id: string }>(hearth, 'POST', '/api/user/create', { name: 'Ann' });
+    const [device] = await seedDevices(hearth, 1, { mapTo: child.id });
+    if (!device) throw new Error('no device');
 
     const arrivals = new Map<string, number[]>();
     for (let i = 0; i < STREAMS; i++)
-      streams.push(await openStream(`${baseUrl}/api/dashboard/events`, cookie, arrivals, dispatcher));
+      streams.push(
+        await openStream(`${hearth.baseUrl}/api/dashboard/events`, hearth.owner.cookie, arrivals, dispatcher),
+      );
     await sleep(1000);
 
     // Each request from its own loopback address: the route allows 30 a minute per address.
@@ -163,10 +103,10 @@ async function main() {
     );
     for (let i = 0; i < REQUESTS; i++) {
       const t = performance.now();
-      const res = await undiciFetch(`${baseUrl}/api/access-request`, {
+      const res = await undiciFetch(`${hearth.baseUrl}/api/access-request`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ linux_username: 'ann', reason: 'locked', message: `please ${i}` }),
+        headers: { authorization: `Bearer ${device.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ linux_username: 'kid', reason: 'locked', message: `please ${i}` }),
         dispatcher: senders[Math.floor(i / 25)],
       });
       const body = (await res.json()) as { id?: string; error?: { message: string } };
@@ -190,7 +130,7 @@ async function main() {
     await Promise.all(senders.map((s) => s.close()));
 
     // 429s from the real route (this address is over its limit after 30) against a bare Fastify route.
-    const barePath = path.join(dataDir, 'bare-429.mjs');
+    const barePath = path.join(hearth.dataDir, 'bare-429.mjs');
     writeFileSync(
       barePath,
       `import Fastify from '${import.meta.resolve('fastify')}';
@@ -201,11 +141,11 @@ await app.listen({ port: ${barePort}, host: '127.0.0.1' });
 process.once('SIGTERM', () => app.close().then(() => process.exit(0)));
 `,
     );
-    bare = spawnNode('bare', [barePath], { cwd: root, env });
+    bare = spawnNode('bare', [barePath], { cwd: root, env: cleanEnv() });
     await sleep(500);
-    const limitedHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const requestBody = JSON.stringify({ linux_username: 'ann', reason: 'locked', message: 'one more?' });
-    const limited = await rps(`${baseUrl}/api/access-request`, 'POST', limitedHeaders, requestBody);
+    const limitedHeaders = { authorization: `Bearer ${device.token}`, 'content-type': 'application/json' };
+    const requestBody = JSON.stringify({ linux_username: 'kid', reason: 'locked', message: 'one more?' });
+    const limited = await rps(`${hearth.baseUrl}/api/access-request`, 'POST', limitedHeaders, requestBody);
     const baseline = await rps(
       `http://127.0.0.1:${barePort}/api/access-request`,
       'POST',
@@ -220,38 +160,24 @@ process.once('SIGTERM', () => app.close().then(() => process.exit(0)));
         throw new Error(`the ${name} answered ${JSON.stringify(run.statuses)}`);
     }
 
-    const m = describeMachine();
-    const report = [
+    writeResult('live-events', [
       '# Live events and the rate-limited access-request route',
       '',
       '| figure | value | target |',
       '| --- | ---: | --- |',
-      `| access request POST → event on each of ${STREAMS.toLocaleString('en')} open streams (${REQUESTS} requests, ${delivery.length.toLocaleString('en')} deliveries, ${missing} missing) | p50 ${pct(delivery, 50).toFixed(1)} ms · p99 ${pct(delivery, 99).toFixed(1)} ms | p99 < 50 ms |`,
-      `| access request POST response time | p50 ${pct(postLatency, 50).toFixed(1)} ms · p99 ${pct(postLatency, 99).toFixed(1)} ms | |`,
+      `| access request POST → event on each of ${STREAMS.toLocaleString('en')} open streams (${REQUESTS} requests, ${delivery.length.toLocaleString('en')} deliveries, ${missing} missing) | p50 ${percentile(delivery, 50).toFixed(1)} ms · p99 ${percentile(delivery, 99).toFixed(1)} ms | p99 < 50 ms |`,
+      `| access request POST response time | p50 ${percentile(postLatency, 50).toFixed(1)} ms · p99 ${percentile(postLatency, 99).toFixed(1)} ms | |`,
       `| 429s from POST /api/access-request (over the limit) | ${limited.rps.toFixed(0)} req/s (p99 ${limited.p99} ms) | |`,
       `| bare Fastify route answering the same 429 | ${baseline.rps.toFixed(0)} req/s (p99 ${baseline.p99} ms) | |`,
       `| 429 path / bare route | **${((100 * limited.rps) / baseline.rps).toFixed(1)} %** | ≥ 50 % |`,
       '',
-      `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB.toFixed(1)} GiB, Node ${m.node}, ${m.platform}`,
-      `- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; code: ${gitRevision(root)}`,
+      ...provenance(),
       '- Server: compiled server/dist, SQLite, log level warn, no worker, in-process bus; streams and load from the benchmark process on the same machine; autocannon 50 connections, 2 s warm-up then measured.',
-    ].join('\n');
-    console.log(`\n${report}\n`);
-    mkdirSync(path.dirname(resultsFile), { recursive: true });
-    writeFileSync(resultsFile, `${report}\n`);
+    ]);
   } finally {
     for (const s of streams) s.abort();
     await dispatcher.close().catch(() => {});
     if (bare) await stopChild(bare);
-    if (server) await stopChild(server);
-    rmSync(dataDir, { recursive: true, force: true });
+    await hearth?.stop();
   }
-}
-
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+});
