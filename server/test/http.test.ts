@@ -105,3 +105,31 @@ describe('health when the database is gone', () => {
     }
   });
 });
+
+describe('static pages and the agent channel over plain HTTP', () => {
+  test('the UI, Hearth Space and assets carry the right caching; a plain GET of /ws gets the envelope', async () => {
+    const server = await startTestServer();
+    try {
+      const overlay = await fetch(`${server.url}/overlay/blockedv2.html`);
+      assert.equal(overlay.status, 200);
+      assert.match(overlay.headers.get('content-type') ?? '', /text\/html/);
+      assert.equal(overlay.headers.get('cache-control'), 'no-cache');
+      const index = await fetch(`${server.url}/children/some-child`, { headers: { accept: 'text/html' } });
+      assert.equal(index.status, 200);
+      assert.equal(index.headers.get('cache-control'), 'no-cache');
+      const html = await index.text();
+      const asset = /\/assets\/[^"]+\.js/.exec(html)?.[0];
+      assert.ok(asset, 'the page links a built script');
+      const script = await fetch(`${server.url}${asset}`);
+      assert.equal(script.status, 200);
+      assert.equal(script.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+      const ws = await fetch(`${server.url}/ws`);
+      assert.equal(ws.status, 400);
+      assert.equal(((await ws.json()) as { error: { code: string } }).error.code, 'invalid_request');
+      // A JSON client asking for a UI path gets the envelope, not the page.
+      assert.equal((await fetch(`${server.url}/children/some-child`)).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+});

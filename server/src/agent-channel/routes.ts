@@ -1,5 +1,6 @@
 import fastifyWebsocket from '@fastify/websocket';
 import { WS_MAX_FRAME_BYTES, WS_PATH } from '@hearth/protocol';
+import { HttpError } from '../platform/errors.js';
 import type { Services } from '../services.js';
 import type { HearthApp } from '../types.js';
 
@@ -7,7 +8,19 @@ export async function agentChannelRoutes(app: HearthApp, { hub }: Services): Pro
   await app.register(fastifyWebsocket, {
     options: { maxPayload: WS_MAX_FRAME_BYTES, perMessageDeflate: false, clientTracking: false },
   });
-  app.get(WS_PATH, { websocket: true, config: { access: 'public' }, schema: { hide: true } }, (socket) =>
-    hub.accept(socket),
-  );
+  app.route({
+    method: 'GET',
+    url: WS_PATH,
+    config: { access: 'public' },
+    schema: { hide: true },
+    // A plain HTTP request here gets the envelope rather than an empty 404.
+    handler: async () => {
+      throw new HttpError(
+        400,
+        'invalid_request',
+        'This is the agent channel: connect with a WebSocket (Upgrade: websocket).',
+      );
+    },
+    wsHandler: (socket) => hub.accept(socket),
+  });
 }

@@ -27,7 +27,7 @@ export function overlayRoutes(app: HearthApp, overlayDir: string): void {
       return reply
         .header('cache-control', 'no-cache')
         .header('x-content-type-options', 'nosniff')
-        .sendFile('blockedv2.html', overlayDir);
+        .sendFile('blockedv2.html', overlayDir, { cacheControl: false });
     },
   );
 }

@@ -26,7 +26,7 @@ export async function webRoutes(
     // Built asset names carry a content hash, so they never change.
     return reply
       .header('cache-control', 'public, max-age=31536000, immutable')
-      .sendFile(path.join('assets', file));
+      .sendFile(path.join('assets', file), { cacheControl: false });
   });
   app.get('/', { config: { access: 'public' }, schema: { hide: true } }, (_request, reply) => {
     if (!hasIndex) {
@@ -36,10 +36,10 @@ export async function webRoutes(
         'The admin UI has not been built yet; run `npm run build` (npm start does it for you).',
       );
     }
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    return reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
   });
   app.get('/favicon.svg', { config: { access: 'public' }, schema: { hide: true } }, (_request, reply) =>
-    reply.header('cache-control', 'public, max-age=86400').sendFile('favicon.svg'),
+    reply.header('cache-control', 'public, max-age=86400').sendFile('favicon.svg', { cacheControl: false }),
   );
 
   /** Browser navigations to UI paths get the single-page app; everything else falls through. */
@@ -47,7 +47,7 @@ export async function webRoutes(
     if (!hasIndex || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
     const pathname = request.url.split('?')[0] ?? '/';
     if (NOT_SPA.test(pathname) || !(request.headers.accept ?? '').includes('text/html')) return false;
-    reply.header('cache-control', 'no-cache').sendFile('index.html');
+    reply.header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
     return true;
   };
 }
