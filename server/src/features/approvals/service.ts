@@ -97,16 +97,20 @@ export function approvalView(row: RequestRow): ApprovalView {
 /** Sign-up approvals (SPEC "States and transitions"), the other approval requests, grants and the online account audit. */
 export class ApprovalService {
   private readonly repo: ApprovalRepository;
-  // The registration check runs on every sign-up-looking page: three prepared reads.
+  // The registration check runs on every sign-up-looking page: two prepared reads after the token's.
   private readonly mappingOfAccount: Prepared<
-    'system' | 'account',
-    { id: string; managed_user_id: string; enforce_signup_approvals: number | undefined }
+    'system' | 'account' | 'type' | 'domain' | 'status',
+    {
+      id: string;
+      managed_user_id: string;
+      enforce_signup_approvals: number | undefined;
+      pending_id: string | null;
+    }
   >;
   private readonly grantsOfMapping: Prepared<
     'mapping' | 'type',
     { domain: string | null; kind: string; expires_at: string | null; consumed_at: string | null }
   >;
-  private readonly pendingOf: Prepared<'mapping' | 'type' | 'domain' | 'status', { id: string }>;
 
   constructor(
     database: Db,
@@ -114,12 +118,24 @@ export class ApprovalService {
     private readonly events: EventPublisher,
   ) {
     this.repo = new ApprovalRepository(database.kysely);
+    // The mapping and, in the same statement, the pending request for the domain (at most one: a
+    // partial unique index keeps it so).
     this.mappingOfAccount = new Prepared(database, (k, p) =>
       k
-        .selectFrom('device_mapping')
-        .select(['id', 'managed_user_id', 'enforce_signup_approvals'])
-        .where('system_id', '=', p('system'))
-        .where('linux_username', '=', p('account')),
+        .selectFrom('device_mapping as m')
+        .select(['m.id', 'm.managed_user_id', 'm.enforce_signup_approvals'])
+        .select((eb) =>
+          eb
+            .selectFrom('approval_request as r')
+            .select('r.id')
+            .whereRef('r.mapping_id', '=', 'm.id')
+            .where('r.type', '=', p('type') as 'site_signup')
+            .where('r.domain', '=', p('domain'))
+            .where('r.status', '=', p('status') as 'pending')
+            .as('pending_id'),
+        )
+        .where('m.system_id', '=', p('system'))
+        .where('m.linux_username', '=', p('account')),
     );
     this.grantsOfMapping = new Prepared(database, (k, p) =>
       k
@@ -127,15 +143,6 @@ export class ApprovalService {
         .select(['domain', 'kind', 'expires_at', 'consumed_at'])
         .where('mapping_id', '=', p('mapping'))
         .where('type', '=', p('type') as 'site_signup'),
-    );
-    this.pendingOf = new Prepared(database, (k, p) =>
-      k
-        .selectFrom('approval_request')
-        .select('id')
-        .where('mapping_id', '=', p('mapping'))
-        .where('type', '=', p('type') as 'site_signup')
-        .where('domain', '=', p('domain'))
-        .where('status', '=', p('status') as 'pending'),
     );
   }
 
@@ -152,7 +159,13 @@ export class ApprovalService {
   }
 
   private async signupState(device: BearerDevice, linuxUsername: string, domain: string) {
-    const mapping = await this.mappingOfAccount.first({ system: device.systemId, account: linuxUsername });
+    const mapping = await this.mappingOfAccount.first({
+      system: device.systemId,
+      account: linuxUsername,
+      type: 'site_signup',
+      domain,
+      status: 'pending',
+    });
     // Not enforced: an account of no child, a platform or agent the feature does not cover, or the toggle off.
     if (
       !mapping ||
@@ -171,13 +184,7 @@ export class ApprovalService {
         (g.kind === 'persistent' || (!g.consumed_at && (!g.expires_at || g.expires_at > now))),
     );
     if (live) return { allowed: true, pendingId: null, mapping };
-    const pending = await this.pendingOf.first({
-      mapping: mapping.id,
-      type: 'site_signup',
-      domain,
-      status: 'pending',
-    });
-    return { allowed: false, pendingId: pending?.id ?? null, mapping };
+    return { allowed: false, pendingId: mapping.pending_id ?? null, mapping };
   }
 
   async requestSignup(
