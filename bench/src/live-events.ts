@@ -23,8 +23,6 @@ const STREAMS = Number(process.env.EVENTS_STREAMS ?? 1000);
 const REQUESTS = Number(process.env.EVENTS_REQUESTS ?? 300);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 /** Counts arrival times of access_requested events, by alert id, on one SSE stream. */
 async function openStream(

@@ -1,8 +1,13 @@
 import { Button, Center, Loader, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { UnreadAlertsProvider } from './api/alerts';
+import { LiveProvider } from './api/live';
 import { AppFrame } from './components/app-frame';
 import { HearthMark } from './components/icons';
+import { AccessRequestsPage } from './pages/access-requests-page';
+import { AlertsPage } from './pages/alerts-page';
+import { ChildAppsPage } from './pages/apps/child-apps-page';
 import { ChildPage } from './pages/child/child-page';
 import { ChildrenPage } from './pages/children-page';
 import { DashboardPage } from './pages/dashboard-page';
@@ -14,7 +19,7 @@ import { NotFoundPage } from './pages/not-found-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { SetupPage } from './pages/setup-page';
 import { SignupPage } from './pages/signup-page';
-import { AccessRequestsPage, AlertsPage, OnlineAccountsPage } from './pages/waiting-pages';
+import { OnlineAccountsPage } from './pages/waiting-pages';
 import { useSession } from './session';
 
 function StartupScreen({ children }: { children: ReactNode }) {
@@ -98,7 +103,11 @@ export function App() {
       <Route
         element={
           <RequireSession>
-            <AppFrame />
+            <LiveProvider>
+              <UnreadAlertsProvider>
+                <AppFrame />
+              </UnreadAlertsProvider>
+            </LiveProvider>
           </RequireSession>
         }
       >
@@ -108,6 +117,7 @@ export function App() {
         <Route path="devices/:system_id" element={<DevicePage />} />
         <Route path="children" element={<ChildrenPage />} />
         <Route path="children/:id" element={<ChildPage />} />
+        <Route path="children/:id/apps" element={<ChildAppsPage />} />
         <Route path="access-requests" element={<AccessRequestsPage />} />
         <Route path="online-accounts" element={<OnlineAccountsPage />} />
         <Route path="alerts" element={<AlertsPage />} />

@@ -103,3 +103,49 @@ export function timeAgo(iso: string, now = Date.now()): string {
 export function exactTime(iso: string): string {
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'short' });
 }
+
+/** Why a child asked, in a parent's words (the overlay's reasons). */
+export const ACCESS_REASON_LABELS: Record<string, string> = {
+  locked: 'Paused or out of screen time',
+  sleep: 'Bedtime',
+  filtered: 'A blocked website',
+  signup: 'Signing up on a website',
+  clock_tamper: 'The device clock looks wrong',
+};
+
+export function accessReasonLabel(reason: unknown): string {
+  return (typeof reason === 'string' && ACCESS_REASON_LABELS[reason]) || 'Asked for access';
+}
+
+const ALERT_KIND_LABELS: Record<string, string> = {
+  access_requested: 'Access request',
+  clock_tamper: 'Clock changed',
+};
+
+const ALERT_KIND_DESCRIPTIONS: Record<string, string> = {
+  clock_tamper: 'The device clock was changed or does not match the real time',
+};
+
+/** One line on what happened, for alerts other than access requests. */
+export function alertDescription(kind: string): string {
+  return ALERT_KIND_DESCRIPTIONS[kind] ?? 'Reported by the device';
+}
+
+/** Kinds the Alerts page offers as a filter; other kinds agents report are shown as they come. */
+export const ALERT_KIND_OPTIONS = [
+  { value: 'access_requested', label: 'Access requests' },
+  { value: 'clock_tamper', label: 'Clock changes' },
+];
+
+/** "Access request", "Clock changed"; a kind Hearth has no words for reads "Usb inserted" from usb_inserted. */
+export function alertKindLabel(kind: string): string {
+  const known = ALERT_KIND_LABELS[kind];
+  if (known) return known;
+  const words = kind.replaceAll('_', ' ').trim();
+  return words ? words[0]?.toUpperCase() + words.slice(1) : 'Alert';
+}
+
+/** "99+" past 99, for small counters. */
+export function shortCount(count: number): string {
+  return count > 99 ? '99+' : String(count);
+}

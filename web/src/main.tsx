@@ -16,7 +16,8 @@ if (!root) throw new Error('The page has no #root element.');
 createRoot(root).render(
   <StrictMode>
     <MantineProvider theme={theme} defaultColorScheme="auto">
-      <Notifications position="top-right" limit={4} />
+      {/* Tall enough for a child's longest request with its buttons (the default clips at 200px). */}
+      <Notifications position="top-right" limit={4} containerWidth={480} notificationMaxHeight={720} />
       <BrowserRouter>
         <SessionProvider>
           <App />

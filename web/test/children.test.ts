@@ -156,7 +156,6 @@ describe('children', { skip }, () => {
     await cleo.getByText('8–12').waitFor();
     await page.getByTestId('child-card').filter({ hasText: 'Ann' }).getByText('Teen').waitFor();
     assert.equal(await page.getByTestId('child-card').count(), 3);
-    await screenshot(page, 'dashboard.png');
 
     await cleo.getByRole('link', { name: 'Open Cleo' }).click();
     await page.getByRole('heading', { level: 1, name: 'Cleo' }).waitFor();

@@ -103,8 +103,15 @@ export async function closePage({ context, problems }: OpenPage): Promise<void> 
   if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
 }
 
-/** Writes docs/screenshots/<name> of the whole page, without passing notifications. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/**
+ * Writes docs/screenshots/<name> of the whole page, without passing notifications unless
+ * `notifications` keeps them (a picture of one is the point).
+ */
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { notifications?: boolean } = {},
+): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
   // A window as tall as the page keeps the fixed header and navigation where they belong, which
@@ -117,9 +124,18 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({
     path: path.join(SCREENSHOTS, name),
     animations: 'disabled',
-    style: '.mantine-Notifications-root { display: none !important; }',
+    style: options.notifications ? undefined : '.mantine-Notifications-root { display: none !important; }',
   });
   if (height > viewport.height) await page.setViewportSize(viewport);
+}
+
+/** Opens `url` and resolves once the page's live event stream is connected. */
+export async function gotoLive(page: Page, url: string): Promise<void> {
+  const stream = page.waitForResponse(
+    (r) => new URL(r.url()).pathname === '/api/dashboard/events' && r.status() === 200,
+  );
+  await page.goto(url);
+  await stream;
 }
 
 /** Resolves once `url` (a path) is the page's location. */

@@ -1,10 +1,12 @@
 // Wire shapes come from the protocol package (types only, so no schema code reaches the bundle).
-import type { DeviceView, ManagedUserView, ParentView } from '@hearth/protocol';
+import type { AlertView, DeviceView, ManagedUserView, ParentView } from '@hearth/protocol';
 
 export type {
   AgeTier,
+  AlertView,
   ChildPermission,
   CommandOutcome,
+  DashboardView,
   DeviceView,
   ManagedUserView,
   MappingView,
@@ -14,6 +16,7 @@ export type {
   ParentView,
   ProvisioningConfig,
   SessionView,
+  TaskStatusView,
   UsageView,
   ValidationView,
 } from '@hearth/protocol';
@@ -39,3 +42,12 @@ export interface ItemList<T> {
 export type ParentList = ItemList<ParentView>;
 export type UserList = ItemList<ManagedUserView>;
 export type DeviceList = ItemList<DeviceView>;
+
+/** A page of alerts or access requests, newest first; `next_cursor` asks for the page after it. */
+export interface AlertPage {
+  items: AlertView[];
+  next_cursor: string | null;
+}
+
+export type PruneResult = { deleted: number };
+export type TasksRestarted = { restart_requested: boolean; requested_at: string };

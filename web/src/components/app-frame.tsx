@@ -15,8 +15,10 @@ import {
 import { useDisclosure } from '@mantine/hooks';
 import { type ComponentType, useState } from 'react';
 import { Link, matchPath, Outlet, useLocation, useNavigate } from 'react-router-dom';
-import { ROLE_LABELS } from '../labels';
+import { useUnreadAlerts } from '../api/alerts';
+import { plural, ROLE_LABELS, shortCount } from '../labels';
 import { useSession, useSignedIn } from '../session';
+import { AccessRequestNotifier } from './access-request-notifier';
 import {
   HearthMark,
   IconBell,
@@ -71,6 +73,18 @@ function SignOutButton({ fullWidth = false }: { fullWidth?: boolean }) {
     >
       Sign out
     </Button>
+  );
+}
+
+/** How many alerts wait to be read, beside "Alerts" in the navigation. */
+function UnreadBadge() {
+  const unread = useUnreadAlerts();
+  if (!unread?.count) return null;
+  const label = unread.more ? 'more than 99 unread alerts' : plural(unread.count, 'unread alert');
+  return (
+    <Badge size="sm" circle={unread.count < 10} color="hearth" aria-label={label} data-testid="unread-badge">
+      {unread.more ? '99+' : shortCount(unread.count)}
+    </Badge>
   );
 }
 
@@ -142,6 +156,7 @@ export function AppFrame() {
                   to={item.to}
                   label={item.label}
                   leftSection={<Icon size={20} />}
+                  rightSection={item.to === '/alerts' ? <UnreadBadge /> : undefined}
                   active={active}
                   aria-current={active ? 'page' : undefined}
                   onClick={close}
@@ -167,6 +182,7 @@ export function AppFrame() {
         </AppShell.Section>
       </AppShell.Navbar>
 
+      <AccessRequestNotifier />
       <AppShell.Main className="hearth-main">
         <Box maw={1100} mx="auto">
           <Outlet />

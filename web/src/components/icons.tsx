@@ -208,6 +208,21 @@ export const IconQrCode = (p: IconProps) => (
   </Icon>
 );
 
+export const IconTrash = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M4.5 7h15M9.5 7V4.5h5V7" />
+    <path d="M6.5 7l1 12.5h9l1-12.5" />
+    <path d="M10 11v5M14 11v5" />
+  </Icon>
+);
+
+export const IconRefresh = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M19.5 12a7.5 7.5 0 1 1-2.2-5.3" />
+    <path d="M19.5 4.5v4h-4" />
+  </Icon>
+);
+
 /** The Hearth mark: a house with a flame, as in the favicon. */
 export function HearthMark({ size = 28 }: { size?: number }) {
   return (

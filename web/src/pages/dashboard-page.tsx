@@ -1,23 +1,111 @@
-import { Button, Card, EmptyState, Group, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import {
+  Badge,
+  Box,
+  Button,
+  Card,
+  EmptyState,
+  Group,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Text,
+  ThemeIcon,
+  Title,
+  UnstyledButton,
+} from '@mantine/core';
+import { type ComponentType, useCallback } from 'react';
 import { Link } from 'react-router-dom';
-import type { ManagedUserView, UserList } from '../api/types';
+import { asAlert } from '../api/alerts';
+import { type LiveData, useLiveEvent, useLiveRefresh } from '../api/live';
+import type { DashboardView, ManagedUserView, UserList } from '../api/types';
 import { useApi } from '../api/use-api';
+import { AlertItem } from '../components/alert-item';
 import { AgeTierBadge, ChildAvatar } from '../components/child-bits';
-import { IconChevronRight, IconHeart, IconPlus } from '../components/icons';
+import { IconBell, IconChevronRight, IconDevices, IconHeart, IconInbox, IconPlus } from '../components/icons';
 import { ErrorAlert, PageHeader } from '../components/page';
-import { plural } from '../labels';
+import { formatMinutes, plural } from '../labels';
 import { useSession, useSignedIn } from '../session';
 
-function ChildCard({ child }: { child: ManagedUserView }) {
+type ChildStatus = DashboardView['users'][number];
+
+function CountCard({
+  to,
+  count,
+  label,
+  accessibleLabel,
+  icon: Icon,
+  testId,
+}: {
+  to: string;
+  count: number | undefined;
+  label: string;
+  accessibleLabel: string;
+  icon: ComponentType<{ size?: number }>;
+  testId: string;
+}) {
+  const waiting = !!count;
+  return (
+    <UnstyledButton
+      component={Link}
+      to={to}
+      className="hearth-count"
+      data-waiting={waiting || undefined}
+      data-testid={testId}
+      aria-label={count === undefined ? label : accessibleLabel}
+    >
+      <Group wrap="nowrap" gap="md" align="center">
+        <ThemeIcon
+          variant="light"
+          color={waiting ? 'hearth' : 'gray'}
+          size={44}
+          radius="md"
+          data-count-decoration
+        >
+          <Icon size={22} />
+        </ThemeIcon>
+        <Stack gap={0} style={{ minWidth: 0, flex: 1 }}>
+          {count === undefined ? (
+            <Skeleton h={30} w={36} my={2} />
+          ) : (
+            <Text fz={28} fw={700} lh={1.1} data-testid="count">
+              {count}
+            </Text>
+          )}
+          <Text size="sm" c="dimmed" lh={1.3}>
+            {label}
+          </Text>
+        </Stack>
+        <Box data-count-decoration lh={0}>
+          <IconChevronRight size={18} />
+        </Box>
+      </Group>
+    </UnstyledButton>
+  );
+}
+
+function ChildCard({ child, status }: { child: ManagedUserView; status: ChildStatus | undefined }) {
   return (
     <Card withBorder radius="lg" padding="lg" data-testid="child-card">
       <Stack gap="md" h="100%" justify="space-between">
         <Group wrap="nowrap" align="flex-start" gap="md">
           <ChildAvatar name={child.name} size="lg" />
-          <Stack gap={6} style={{ minWidth: 0 }}>
-            <Title order={3} fz="lg" style={{ overflowWrap: 'anywhere' }}>
-              {child.name}
-            </Title>
+          <Stack gap={6} style={{ minWidth: 0, flex: 1 }}>
+            <Group gap="xs" justify="space-between" wrap="nowrap" align="flex-start">
+              <Title order={3} fz="lg" style={{ overflowWrap: 'anywhere' }}>
+                {child.name}
+              </Title>
+              {status ? (
+                <Badge
+                  variant="dot"
+                  color={status.online ? 'teal' : 'gray'}
+                  radius="sm"
+                  data-testid="child-online"
+                  style={{ flexShrink: 0 }}
+                >
+                  {status.online ? 'Online' : 'Offline'}
+                </Badge>
+              ) : null}
+            </Group>
             <Group gap="xs">
               <AgeTierBadge tier={child.overlay_age_tier} />
               <Text size="sm" c="dimmed">
@@ -26,6 +114,30 @@ function ChildCard({ child }: { child: ManagedUserView }) {
             </Group>
           </Stack>
         </Group>
+        <SimpleGrid cols={2} spacing="sm" className="hearth-today" data-testid="child-today">
+          <Stack gap={0}>
+            <Text size="xs" c="dimmed">
+              Used today
+            </Text>
+            {status ? (
+              <Text fw={600}>{formatMinutes(status.used_seconds_today)}</Text>
+            ) : (
+              <Skeleton h={20} w={60} mt={2} />
+            )}
+          </Stack>
+          <Stack gap={0}>
+            <Text size="xs" c="dimmed">
+              Left today
+            </Text>
+            {status ? (
+              <Text fw={600}>
+                {status.remaining_seconds === null ? 'No limit' : formatMinutes(status.remaining_seconds)}
+              </Text>
+            ) : (
+              <Skeleton h={20} w={60} mt={2} />
+            )}
+          </Stack>
+        </SimpleGrid>
         <Button
           component={Link}
           to={`/children/${encodeURIComponent(child.id)}`}
@@ -40,11 +152,166 @@ function ChildCard({ child }: { child: ManagedUserView }) {
   );
 }
 
+function ChildrenSection({
+  list: children,
+  statuses,
+  error,
+  onRetry,
+}: {
+  list: ManagedUserView[] | undefined;
+  statuses: Map<string, ChildStatus>;
+  error: Parameters<typeof ErrorAlert>[0]['error'];
+  onRetry: () => void;
+}) {
+  const { isAdmin } = useSession();
+  return (
+    <Stack gap="md" component="section" aria-labelledby="children-title">
+      <Group justify="space-between">
+        <Title order={2} fz="xl" id="children-title">
+          Children
+        </Title>
+        {children?.length && isAdmin ? (
+          <Button component={Link} to="/children" variant="subtle" leftSection={<IconPlus size={16} />}>
+            Add child
+          </Button>
+        ) : null}
+      </Group>
+      {error && !children ? <ErrorAlert error={error} onRetry={onRetry} /> : null}
+      {!children && !error ? (
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} aria-busy="true">
+          <Skeleton h={220} radius="lg" />
+          <Skeleton h={220} radius="lg" />
+          <Skeleton h={220} radius="lg" visibleFrom="lg" />
+        </SimpleGrid>
+      ) : null}
+      {children?.length === 0 ? (
+        <Card withBorder radius="lg" py="xl">
+          <EmptyState
+            icon={<IconHeart size={28} />}
+            variant="light"
+            title={isAdmin ? 'Add your first child' : 'No children to show yet'}
+            description={
+              isAdmin
+                ? 'Hearth looks after your children’s devices. Start by adding a child; then connect the devices they use.'
+                : 'An owner or admin of the household can add children and share them with you.'
+            }
+          >
+            {isAdmin ? (
+              <EmptyState.Actions>
+                <Button component={Link} to="/children" leftSection={<IconPlus size={16} />}>
+                  Add your first child
+                </Button>
+              </EmptyState.Actions>
+            ) : null}
+          </EmptyState>
+        </Card>
+      ) : null}
+      {children?.length ? (
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+          {children.map((child) => (
+            <ChildCard key={child.id} child={child} status={statuses.get(child.id)} />
+          ))}
+        </SimpleGrid>
+      ) : null}
+    </Stack>
+  );
+}
+
+// The dashboard keeps to the latest few; the Alerts page has the rest.
+const RECENT_ALERTS_SHOWN = 5;
+
+function RecentAlerts({ dashboard, failed }: { dashboard: DashboardView | undefined; failed: boolean }) {
+  const alerts = dashboard?.recent_alerts.slice(0, RECENT_ALERTS_SHOWN);
+  return (
+    <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="recent-alerts-title">
+      <Stack gap="md">
+        <Group justify="space-between" gap="sm">
+          <Title order={2} fz="lg" id="recent-alerts-title">
+            Recent alerts
+          </Title>
+          <Button
+            component={Link}
+            to="/alerts"
+            variant="subtle"
+            size="compact-sm"
+            rightSection={<IconChevronRight size={14} />}
+          >
+            See all alerts
+          </Button>
+        </Group>
+        {!alerts && failed ? (
+          <Text size="sm" c="dimmed">
+            Recent alerts show here once Hearth can load the summary.
+          </Text>
+        ) : null}
+        {!alerts && !failed ? (
+          <Stack gap="sm" aria-busy="true">
+            <Skeleton h={96} radius="md" />
+            <Skeleton h={96} radius="md" />
+          </Stack>
+        ) : null}
+        {alerts?.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            Nothing new. Requests from your children and alerts from their devices show up here the moment
+            they happen.
+          </Text>
+        ) : null}
+        {alerts?.length ? (
+          <Stack
+            gap="sm"
+            component="ul"
+            aria-label="Recent alerts"
+            style={{ listStyle: 'none', margin: 0, padding: 0 }}
+          >
+            {alerts.map((alert) => (
+              <li key={alert.id}>
+                <AlertItem alert={alert} />
+              </li>
+            ))}
+          </Stack>
+        ) : null}
+      </Stack>
+    </Card>
+  );
+}
+
 export function DashboardPage() {
   const session = useSignedIn();
-  const { isAdmin } = useSession();
+  const dashboard = useApi<DashboardView>('/api/dashboard');
   const users = useApi<UserList>('/api/users');
-  const children = users.data?.items;
+  const { reload: reloadDashboard, setData: setDashboard } = dashboard;
+  const { reload: reloadUsers } = users;
+  const refresh = useCallback(() => {
+    reloadDashboard();
+    reloadUsers();
+  }, [reloadDashboard, reloadUsers]);
+  useLiveRefresh(
+    ['device_pending', 'device_status', 'alert_created', 'approval_created', 'approval_decided'],
+    refresh,
+  );
+  // A read mark from this tab shows at once; the count is then confirmed by the server.
+  useLiveEvent(['alert_acknowledged'], (data: LiveData) => {
+    const alert = asAlert(data);
+    if (!alert) return;
+    setDashboard((current) => {
+      if (!current) return current;
+      const before = current.recent_alerts.find((a) => a.id === alert.id);
+      const wasUnread = before ? !before.acknowledged_at : true;
+      return {
+        ...current,
+        counts: {
+          ...current.counts,
+          unread_alerts: Math.max(0, current.counts.unread_alerts - (wasUnread ? 1 : 0)),
+        },
+        recent_alerts: current.recent_alerts.map((a) => (a.id === alert.id ? alert : a)),
+      };
+    });
+    reloadDashboard();
+  });
+
+  const data = dashboard.data;
+  const counts = data?.counts;
+  const statuses = new Map((data?.users ?? []).map((u) => [u.id, u]));
 
   return (
     <>
@@ -53,54 +320,48 @@ export function DashboardPage() {
         documentTitle="Dashboard"
         description={`Hello, ${session.parent.username}. Here is your household at a glance.`}
       />
-      <Stack gap="md">
-        <Group justify="space-between">
-          <Title order={2} fz="xl">
-            Children
-          </Title>
-          {children?.length && isAdmin ? (
-            <Button component={Link} to="/children" variant="subtle" leftSection={<IconPlus size={16} />}>
-              Add child
-            </Button>
-          ) : null}
-        </Group>
-        {users.error && !children ? <ErrorAlert error={users.error} onRetry={users.reload} /> : null}
-        {!children && !users.error ? (
-          <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} aria-busy="true">
-            <Skeleton h={150} radius="lg" />
-            <Skeleton h={150} radius="lg" />
-            <Skeleton h={150} radius="lg" visibleFrom="lg" />
-          </SimpleGrid>
+      <Stack gap="xl">
+        {dashboard.error && !data ? (
+          <ErrorAlert error={dashboard.error} onRetry={dashboard.reload} title="Could not load the summary" />
         ) : null}
-        {children?.length === 0 ? (
-          <Card withBorder radius="lg" py="xl">
-            <EmptyState
-              icon={<IconHeart size={28} />}
-              variant="light"
-              title={isAdmin ? 'Add your first child' : 'No children to show yet'}
-              description={
-                isAdmin
-                  ? 'Hearth looks after your children’s devices. Start by adding a child; then connect the devices they use.'
-                  : 'An owner or admin of the household can add children and share them with you.'
-              }
-            >
-              {isAdmin ? (
-                <EmptyState.Actions>
-                  <Button component={Link} to="/children" leftSection={<IconPlus size={16} />}>
-                    Add your first child
-                  </Button>
-                </EmptyState.Actions>
-              ) : null}
-            </EmptyState>
-          </Card>
-        ) : null}
-        {children?.length ? (
-          <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
-            {children.map((child) => (
-              <ChildCard key={child.id} child={child} />
-            ))}
-          </SimpleGrid>
-        ) : null}
+        <SimpleGrid
+          cols={3}
+          spacing={{ base: 'xs', sm: 'md' }}
+          aria-label="Waiting for you"
+          component="section"
+        >
+          <CountCard
+            to="/devices"
+            count={counts?.pending_devices}
+            label="Devices waiting"
+            accessibleLabel={`${plural(counts?.pending_devices ?? 0, 'device')} waiting for approval`}
+            icon={IconDevices}
+            testId="count-pending-devices"
+          />
+          <CountCard
+            to="/access-requests"
+            count={counts?.pending_approvals}
+            label="Approvals waiting"
+            accessibleLabel={`${plural(counts?.pending_approvals ?? 0, 'approval')} waiting`}
+            icon={IconInbox}
+            testId="count-pending-approvals"
+          />
+          <CountCard
+            to="/alerts?unread=1"
+            count={counts?.unread_alerts}
+            label="Unread alerts"
+            accessibleLabel={plural(counts?.unread_alerts ?? 0, 'unread alert')}
+            icon={IconBell}
+            testId="count-unread-alerts"
+          />
+        </SimpleGrid>
+        <ChildrenSection
+          list={users.data?.items}
+          statuses={statuses}
+          error={users.error}
+          onRetry={users.reload}
+        />
+        <RecentAlerts dashboard={data} failed={!!dashboard.error} />
       </Stack>
     </>
   );

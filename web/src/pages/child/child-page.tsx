@@ -6,6 +6,7 @@ import { AgeTierBadge, ChildAvatar } from '../../components/child-bits';
 import { IconArrowLeft } from '../../components/icons';
 import { ErrorAlert, PageHeader } from '../../components/page';
 import { plural } from '../../labels';
+import { ChildAppsSummary } from '../apps/child-apps-summary';
 import { NotFoundPage } from '../not-found-page';
 import { DevicesSection } from './devices-section';
 import { SpaceCardSection } from './space-card-section';
@@ -66,6 +67,7 @@ function ChildDetails({ id }: { id: string }) {
       />
       <Stack gap="lg">
         <TodaySection child={child} />
+        <ChildAppsSummary child={child} />
         <SpaceCardSection
           child={child}
           onSaved={(view) =>

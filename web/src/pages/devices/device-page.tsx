@@ -32,6 +32,7 @@ import { IconAlert, IconArrowLeft, IconChildren, IconUnlink } from '../../compon
 import { ErrorAlert, notifySaved, PageHeader } from '../../components/page';
 import { DEVICE_STATUS_LABELS, platformLabel } from '../../labels';
 import { useSession } from '../../session';
+import { InstalledAppsSection } from '../apps/device-apps-section';
 import { NotFoundPage } from '../not-found-page';
 import { DecisionButtons } from './decision-buttons';
 import { childrenByDevice, type DeviceChild } from './device-children';
@@ -322,7 +323,7 @@ function DeviceDetails({ systemId }: { systemId: string }) {
       <Stack gap="lg">
         {device.error ? (
           <Alert variant="light" color="yellow" icon={<IconAlert />} title="Not up to date" role="status">
-            {device.error.message} Hearth keeps trying every few seconds.
+            {device.error.message} Hearth keeps trying and updates this page once it can.
           </Alert>
         ) : null}
         <StatusNotice device={data} onDecided={refresh} />
@@ -334,6 +335,7 @@ function DeviceDetails({ systemId }: { systemId: string }) {
             <AboutCard device={data} />
           </Grid.Col>
         </Grid>
+        <InstalledAppsSection device={data} />
         {isAdmin && data.status === 'approved' ? <UnenrollCard device={data} onUnenrolled={refresh} /> : null}
       </Stack>
     </>

@@ -192,7 +192,7 @@ export function DevicesPage() {
         {devices.error && !items ? <ErrorAlert error={devices.error} onRetry={devices.reload} /> : null}
         {devices.error && items ? (
           <Alert variant="light" color="yellow" icon={<IconAlert />} title="Not up to date" role="status">
-            {devices.error.message} Hearth keeps trying every few seconds.
+            {devices.error.message} Hearth keeps trying and updates this page once it can.
           </Alert>
         ) : null}
         {!items && !devices.error ? (

@@ -28,6 +28,7 @@ import { IconPlus } from '../../components/icons';
 import { ErrorAlert, notifyError, notifySaved, PageHeader } from '../../components/page';
 import { PASSWORD_MIN_LENGTH, ROLE_COLORS, ROLE_DESCRIPTIONS, ROLE_LABELS } from '../../labels';
 import { useSession, useSignedIn } from '../../session';
+import { BackgroundTasksCard } from './background-tasks';
 import { ChildPermissionsEditor, grantedOnly } from './child-permissions';
 
 function roleOptions(actorRole: ParentRole) {
@@ -358,6 +359,8 @@ export function SettingsPage() {
             )}
           </Stack>
         </Card>
+
+        <BackgroundTasksCard />
 
         <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="about-title">
           <Stack gap={6}>

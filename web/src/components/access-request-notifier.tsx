@@ -1,0 +1,139 @@
+import { Button, Group, Stack, Text } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useRef, useState } from 'react';
+import { asAlert, useAcknowledge, visibleTo } from '../api/alerts';
+import { messageOf } from '../api/client';
+import { useLiveEvent } from '../api/live';
+import type { AlertView } from '../api/types';
+import { accessReasonLabel } from '../labels';
+import { useSession } from '../session';
+import { alertSubject, requestMessage } from './alert-item';
+import { IconCheck, IconInbox, IconPause, IconPlay } from './icons';
+import { OverlayOutcome, useOverlayControl } from './overlay-control';
+
+const notificationId = (alertId: string) => `access-request-${alertId}`;
+
+// Rendered by the notifications layer, outside the router and the session: everything it needs comes
+// in through its props.
+function AccessRequestNotice({
+  alert,
+  acknowledge,
+}: {
+  alert: AlertView;
+  acknowledge: (alert: AlertView) => Promise<AlertView>;
+}) {
+  const control = useOverlayControl(alert.system_id ?? '', alert.linux_username ?? '');
+  const [marking, setMarking] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const canPause = !!alert.system_id && !!alert.linux_username;
+  const message = requestMessage(alert);
+  const who = alertSubject(alert);
+
+  async function markRead() {
+    setMarking(true);
+    setFailure(null);
+    try {
+      // Once it is read, the notification closes (see AccessRequestNotifier).
+      await acknowledge(alert);
+    } catch (err) {
+      setFailure(messageOf(err));
+      setMarking(false);
+    }
+  }
+
+  return (
+    <Stack gap={6} mt={2}>
+      <Text size="sm" c="dimmed" data-testid="request-reason">
+        {accessReasonLabel(alert.payload.reason)}
+        {alert.hostname ? ` · on ${alert.hostname}` : ''}
+      </Text>
+      {message ? (
+        <Text
+          size="sm"
+          c="var(--mantine-color-text)"
+          className="hearth-quote"
+          style={{ overflowWrap: 'anywhere' }}
+        >
+          “{message}”
+        </Text>
+      ) : null}
+      <Group gap={6} mt={4}>
+        {canPause ? (
+          <>
+            <Button
+              size="xs"
+              leftSection={<IconPause size={14} />}
+              onClick={() => control.send('show')}
+              loading={control.busy === 'show'}
+              disabled={control.busy === 'dismiss'}
+              title={`Pause ${alert.hostname ?? 'the device'} for ${who}`}
+            >
+              Pause device
+            </Button>
+            <Button
+              size="xs"
+              variant="default"
+              leftSection={<IconPlay size={14} />}
+              onClick={() => control.send('dismiss')}
+              loading={control.busy === 'dismiss'}
+              disabled={control.busy === 'show'}
+              title={`Resume ${alert.hostname ?? 'the device'} for ${who}`}
+            >
+              Resume
+            </Button>
+          </>
+        ) : null}
+        <Button
+          size="xs"
+          variant="light"
+          leftSection={<IconCheck size={14} />}
+          onClick={markRead}
+          loading={marking}
+        >
+          Mark as read
+        </Button>
+      </Group>
+      <OverlayOutcome control={control} />
+      {failure ? (
+        <Text size="sm" c="red.8" role="alert">
+          Not marked as read: {failure}
+        </Text>
+      ) : null}
+    </Stack>
+  );
+}
+
+/**
+ * Pops up a notification on any page as soon as a child sends an access request, with Pause device,
+ * Resume and Mark as read; it stays until the parent acts on it or dismisses it.
+ */
+export function AccessRequestNotifier() {
+  const { isAdmin } = useSession();
+  const acknowledge = useAcknowledge();
+  // A request replayed after a reconnect pops up only once.
+  const shown = useRef(new Set<string>());
+
+  useLiveEvent(['access_requested'], (data) => {
+    const alert = asAlert(data);
+    if (!alert || alert.acknowledged_at || !visibleTo(isAdmin, alert) || shown.current.has(alert.id)) return;
+    shown.current.add(alert.id);
+    notifications.show({
+      id: notificationId(alert.id),
+      title: `${alertSubject(alert)} sent a request`,
+      message: <AccessRequestNotice alert={alert} acknowledge={acknowledge} />,
+      icon: <IconInbox size={18} />,
+      color: 'hearth',
+      autoClose: false,
+      closeButtonProps: { 'aria-label': 'Dismiss' },
+      // A long message makes a tall notification; its icon and close button stay at the top.
+      styles: { icon: { alignSelf: 'flex-start' }, closeButton: { alignSelf: 'flex-start' } },
+      'data-testid': 'access-request-notification',
+    });
+  });
+
+  useLiveEvent(['alert_acknowledged'], (data) => {
+    if (typeof data.id === 'string') notifications.hide(notificationId(data.id));
+  });
+
+  return null;
+}

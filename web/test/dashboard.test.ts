@@ -1,0 +1,622 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { type Frame, SimAgent } from '../../bench/src/simulator.ts';
+import { defaultTasks, WorkerLoop } from '../../server/src/worker/loop.ts';
+import {
+  addParent,
+  enrollmentToken,
+  recordUsage,
+  startTestServer,
+  type TestServer,
+} from '../../server/test/helpers.ts';
+import {
+  assertBuilt,
+  browserSkipReason,
+  type Client,
+  closePage,
+  createOwner,
+  gotoLive,
+  launchBrowser,
+  type Owner,
+  openPage,
+  PHONE,
+  screenshot,
+} from './support.ts';
+
+const skip = browserSkipReason();
+
+// Changes travel over the event stream; allow a little for the request that follows an event.
+const LIVE_MS = 3000;
+
+async function markPage(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    (window as unknown as { hearthMark: boolean }).hearthMark = true;
+  });
+}
+
+async function assertNotReloaded(page: Page): Promise<void> {
+  const marked = await page.evaluate(() => (window as unknown as { hearthMark?: boolean }).hearthMark);
+  assert.equal(marked, true, 'the page was reloaded');
+}
+
+/** Waits until `locator` shows up and says how long that took. */
+async function timeUntil(locator: Locator, timeout = LIVE_MS): Promise<number> {
+  const started = Date.now();
+  await locator.waitFor({ timeout });
+  return Date.now() - started;
+}
+
+async function assertFitsPhone(page: Page): Promise<void> {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(
+    width <= PHONE.width,
+    `${new URL(page.url()).pathname} is ${width}px wide on a ${PHONE.width}px phone`,
+  );
+}
+
+const isCommand = (command: string) => (f: Frame) => f.type === 'command_request' && f.command === command;
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** A count card's number on the dashboard. */
+const countOf = (page: Page, testId: string) => page.getByTestId(testId).getByTestId('count');
+
+/** The live notification of a request from `name`. */
+const notificationOf = (page: Page, name: string) =>
+  page.getByTestId('access-request-notification').filter({ hasText: `${name} sent a request` });
+
+const unreadBadge = (page: Page) =>
+  page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).getByTestId('unread-badge');
+
+describe('dashboard, access requests and alerts', { skip }, () => {
+  let server: TestServer;
+  let browser: Browser;
+  let owner: Owner;
+  let token: string;
+  let ann: { id: string };
+  let ben: { id: string };
+  let laptop: SimAgent;
+  const agents: SimAgent[] = [];
+
+  /** A child's request from Hearth Space, sent the way the device's agent sends it. */
+  const requestAccess = (agent: SimAgent, linuxUsername: string, reason: string, message: string) =>
+    fetch(`${server.url}/api/access-request`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent.secureToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ linux_username: linuxUsername, reason, message }),
+    });
+
+  /** Sends agent alert events and waits until the server has stored them all. */
+  const agentAlerts = async (agent: SimAgent, events: { linux_username?: string; detail: object }[]) => {
+    const before = (await owner.client.get('/api/alerts?kind=clock_tamper&limit=200')).body.items.length;
+    for (const event of events) agent.send({ type: 'alert_event', event_type: 'clock_tamper', ...event });
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const now = (await owner.client.get('/api/alerts?kind=clock_tamper&limit=200')).body.items.length;
+      if (now >= before + events.length) return;
+      if (Date.now() > deadline) throw new Error(`only ${now - before} of ${events.length} alerts arrived`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  const unreadFor = async (client: Client) => (await client.get('/api/dashboard')).body.counts.unread_alerts;
+
+  before(async () => {
+    assertBuilt();
+    server = await startTestServer();
+    browser = await launchBrowser();
+    owner = await createOwner(server, 'maria', 'The Rivera family');
+    token = await enrollmentToken(owner);
+    ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' })).body;
+    ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
+
+    // A paired laptop both children use, approved and mapped as a parent would.
+    laptop = new SimAgent({
+      url: server.wsUrl,
+      enrollmentToken: token,
+      hostname: 'family-laptop',
+      linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
+    });
+    agents.push(laptop);
+    await laptop.connect();
+    const approved = laptop.waitFor('pairing_approved');
+    await owner.client.post(`/api/device/approve/${laptop.systemId}`, { display_name: 'Living room laptop' });
+    await approved;
+    for (const [child, account] of [
+      [ann, 'ann'],
+      [ben, 'ben'],
+    ] as const) {
+      const res = await owner.client.post(`/managed-users/${child.id}/mappings/add`, {
+        system_id: laptop.systemId,
+        linux_username: account,
+      });
+      assert.equal(res.status, 201);
+    }
+    await recordUsage(server, laptop.systemId, 'ann', today(), 80 * 60);
+    await recordUsage(server, laptop.systemId, 'ben', today(), 25 * 60);
+  });
+  after(async () => {
+    await Promise.all(agents.map((a) => a.stop()));
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('the dashboard shows the counts and each child, and follows new devices and alerts live', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await gotoLive(page, `${server.url}/`);
+    await page.getByRole('heading', { level: 1, name: 'The Rivera family' }).waitFor();
+    assert.equal(await page.title(), 'Dashboard · Hearth');
+
+    await countOf(page, 'count-pending-devices').getByText('0', { exact: true }).waitFor();
+    await countOf(page, 'count-pending-approvals').getByText('0', { exact: true }).waitFor();
+    await countOf(page, 'count-unread-alerts').getByText('0', { exact: true }).waitFor();
+    const annCard = page.getByTestId('child-card').filter({ hasText: 'Ann' });
+    const benCard = page.getByTestId('child-card').filter({ hasText: 'Ben' });
+    await annCard.getByTestId('child-online').getByText('Online', { exact: true }).waitFor();
+    await annCard.getByTestId('child-today').getByText('1 h 20 min').waitFor();
+    await annCard.getByTestId('child-today').getByText('No limit').waitFor();
+    await annCard.getByText('8–12').waitFor();
+    await benCard.getByTestId('child-today').getByText('25 min').waitFor();
+    await page.getByText('Nothing new.').waitFor();
+    await markPage(page);
+
+    // A new device asking to join raises the waiting count at once.
+    const tablet = new SimAgent({
+      url: server.wsUrl,
+      enrollmentToken: token,
+      hostname: 'ann-tablet',
+      platform: 'android',
+      linuxUsers: [{ username: 'ann' }],
+    });
+    agents.push(tablet);
+    await tablet.connect();
+    const pending = await timeUntil(countOf(page, 'count-pending-devices').getByText('1', { exact: true }));
+    console.log(`# the pending device count went up after ${pending} ms`);
+    assert.equal(
+      await page.getByTestId('count-pending-devices').getAttribute('aria-label'),
+      '1 device waiting for approval',
+    );
+
+    // So does an alert from a device, which also joins the recent alerts.
+    await agentAlerts(laptop, [{ linux_username: 'ben', detail: { skew_seconds: 5400 } }]);
+    const alerted = await timeUntil(countOf(page, 'count-unread-alerts').getByText('1', { exact: true }));
+    console.log(`# the unread alert count went up after ${alerted} ms`);
+    const recent = page.getByRole('region', { name: 'Recent alerts' }).getByTestId('alert-item');
+    await recent.filter({ hasText: 'Ben' }).getByText('Clock changed').first().waitFor();
+    await recent.getByText('skew seconds: 5400').waitFor();
+    await unreadBadge(page).getByText('1', { exact: true }).waitFor();
+
+    // A child going offline shows on their card.
+    await laptop.stop();
+    await timeUntil(annCard.getByTestId('child-online').getByText('Offline', { exact: true }));
+    laptop = new SimAgent({
+      url: server.wsUrl,
+      systemId: laptop.systemId,
+      secureToken: laptop.secureToken,
+      hostname: 'family-laptop',
+      linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
+    });
+    agents.push(laptop);
+    await laptop.connect();
+    await timeUntil(annCard.getByTestId('child-online').getByText('Online', { exact: true }));
+    await assertNotReloaded(page);
+
+    // Each count leads to its page.
+    await page.getByTestId('count-pending-devices').click();
+    await page.getByRole('heading', { level: 1, name: 'Devices' }).waitFor();
+    await page.getByTestId('pending-device').filter({ hasText: 'ann-tablet' }).waitFor();
+    await closePage(handle);
+  });
+
+  test('an access request pops up within a second; Pause device reaches the agent; Mark as read clears it', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await gotoLive(page, `${server.url}/`);
+    await countOf(page, 'count-unread-alerts').getByText('1', { exact: true }).waitFor();
+    await unreadBadge(page).getByText('1', { exact: true }).waitFor();
+
+    const notification = notificationOf(page, 'Ann');
+    const started = Date.now();
+    const posted = requestAccess(laptop, 'ann', 'locked', 'Can I finish my game?');
+    await notification.waitFor({ timeout: 1000 });
+    const elapsed = Date.now() - started;
+    const res = await posted;
+    assert.equal(res.status, 201);
+    const created = (await res.json()) as { id: string };
+    console.log(`# the notification appeared ${elapsed} ms after the POST was sent`);
+    assert.ok(elapsed < 1000, `the notification took ${elapsed} ms`);
+    await notification.getByText('Paused or out of screen time · on family-laptop').waitFor();
+    await notification.getByText('“Can I finish my game?”').waitFor();
+    // The button that would need schedules is not offered.
+    assert.equal(await notification.getByRole('button', { name: /time/i }).count(), 0);
+
+    await unreadBadge(page).getByText('2', { exact: true }).waitFor();
+    await countOf(page, 'count-unread-alerts').getByText('2', { exact: true }).waitFor();
+    const recent = page.getByRole('region', { name: 'Recent alerts' }).getByTestId('alert-item');
+    await recent.first().getByText('“Can I finish my game?”').waitFor();
+
+    const show = laptop.waitFor(isCommand('show_overlay'));
+    await notification.getByRole('button', { name: 'Pause device' }).click();
+    const shown = await show;
+    assert.deepEqual(shown.args, {
+      reason: 'locked',
+      linux_username: 'ann',
+      age_tier: 'eight12',
+      parent_note: null,
+      device_name: 'Living room laptop',
+    });
+    await notification.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+    await screenshot(page, 'dashboard.png', { notifications: true });
+
+    const dismiss = laptop.waitFor(isCommand('dismiss_overlay'));
+    await notification.getByRole('button', { name: 'Resume' }).click();
+    assert.deepEqual((await dismiss).args, { linux_username: 'ann' });
+    await notification.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+
+    await notification.getByRole('button', { name: 'Mark as read' }).click();
+    await notification.waitFor({ state: 'detached' });
+    await unreadBadge(page).getByText('1', { exact: true }).waitFor();
+    await countOf(page, 'count-unread-alerts').getByText('1', { exact: true }).waitFor();
+    const stored = (await owner.client.get('/api/access-request')).body.items;
+    const request = stored.find((a: { id: string }) => a.id === created.id);
+    assert.ok(request.acknowledged_at, 'the request is marked as read on the server');
+    assert.equal(request.managed_user_name, 'Ann');
+    assert.deepEqual(request.payload, { reason: 'locked', message: 'Can I finish my game?' });
+    assert.equal(await unreadFor(owner.client), 1);
+    await closePage(handle);
+  });
+
+  test('the Access Requests page lists requests and shows a new one, also as a notification, without a reload', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await gotoLive(page, `${server.url}/access-requests`);
+    await page.getByRole('heading', { level: 1, name: 'Access Requests' }).waitFor();
+    const list = page.getByRole('list', { name: 'Access requests' });
+    const items = list.getByTestId('alert-item');
+    await items.first().getByText('“Can I finish my game?”').waitFor();
+    assert.equal(await items.count(), 1);
+    assert.equal(await items.first().getByTestId('alert-unread').count(), 0);
+    await items
+      .first()
+      .getByText(/ · Read$/)
+      .waitFor();
+    await markPage(page);
+
+    const res = await requestAccess(laptop, 'ben', 'sleep', 'Five more minutes, please!');
+    assert.equal(res.status, 201);
+    const benItem = items.filter({ hasText: 'Five more minutes' });
+    const appeared = await timeUntil(benItem);
+    console.log(`# the new request was listed after ${appeared} ms`);
+    assert.equal(await items.count(), 2);
+    // Newest first, unread, with the child, the reason in words, the device and the time.
+    await items.first().getByText('Ben', { exact: true }).waitFor();
+    await benItem.getByTestId('alert-unread').waitFor();
+    await benItem.getByText('Bedtime').waitFor();
+    await benItem.getByRole('link', { name: 'family-laptop' }).waitFor();
+    await benItem.getByText('just now').waitFor();
+    await benItem.getByText('Access request').waitFor();
+
+    // On this page too the notification pops up; dismissing it leaves the request unread.
+    const notification = notificationOf(page, 'Ben');
+    await notification.getByText('Bedtime · on family-laptop').waitFor();
+    await notification.getByRole('button', { name: 'Dismiss' }).click();
+    await notification.waitFor({ state: 'detached' });
+    await benItem.getByTestId('alert-unread').waitFor();
+    await unreadBadge(page).getByText('2', { exact: true }).waitFor();
+
+    await requestAccess(laptop, 'ann', 'filtered', 'I need this site for my school project.');
+    await items.filter({ hasText: 'school project' }).waitFor();
+    await notificationOf(page, 'Ann').getByRole('button', { name: 'Dismiss' }).click();
+    await notificationOf(page, 'Ann').waitFor({ state: 'detached' });
+    await screenshot(page, 'access-requests.png');
+
+    await benItem.getByRole('button', { name: 'Mark as read' }).click();
+    await benItem.getByText(/ · Read$/).waitFor();
+    await unreadBadge(page).getByText('2', { exact: true }).waitFor();
+    const stored = (await owner.client.get(`/api/access-request?managed_user_id=${ben.id}`)).body.items;
+    assert.equal(stored.length, 1);
+    assert.ok(stored[0].acknowledged_at);
+
+    // Unread only leaves the one request still waiting.
+    await page.getByRole('radiogroup', { name: 'Which requests' }).getByText('Unread').click();
+    await items.filter({ hasText: 'school project' }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="alert-item"]').length === 1);
+    await assertNotReloaded(page);
+    await closePage(handle);
+  });
+
+  test('a member sees only the children they may view, in lists, counts and notifications', async () => {
+    const member = await addParent(server, owner, 'member', [
+      { managed_user_id: ann.id, can_view: true, can_manage_policies: false },
+    ]);
+    const handle = await openPage(browser, server, { as: member });
+    const { page } = handle;
+    await gotoLive(page, `${server.url}/`);
+    await page.getByTestId('child-card').filter({ hasText: 'Ann' }).waitFor();
+    assert.equal(await page.getByTestId('child-card').count(), 1);
+    const memberUnread = await unreadFor(member);
+    await countOf(page, 'count-unread-alerts').getByText(String(memberUnread), { exact: true }).waitFor();
+
+    // Ben's request and an alert about no child stay out of sight; Ann's arrives.
+    await requestAccess(laptop, 'ben', 'locked', 'Ben asks again');
+    await agentAlerts(laptop, [{ detail: { skew_seconds: 60 } }]);
+    await requestAccess(laptop, 'ann', 'sleep', 'Ann would like to read a bit longer');
+    const notification = notificationOf(page, 'Ann');
+    await notification.getByText('“Ann would like to read a bit longer”').waitFor();
+    assert.equal(await notificationOf(page, 'Ben').count(), 0);
+    assert.equal(await unreadFor(member), memberUnread + 1);
+    await unreadBadge(page)
+      .getByText(String(memberUnread + 1), { exact: true })
+      .waitFor();
+    await countOf(page, 'count-unread-alerts')
+      .getByText(String(memberUnread + 1), { exact: true })
+      .waitFor();
+    const recent = page.getByRole('region', { name: 'Recent alerts' }).getByTestId('alert-item');
+    assert.equal(await recent.filter({ hasText: 'Ben' }).count(), 0);
+
+    // Pausing needs permission to manage Ann: the server's answer shows in plain words.
+    await notification.getByRole('button', { name: 'Pause device' }).click();
+    const refusal = notification.getByRole('alert').filter({ hasText: 'Not sent' });
+    await refusal.waitFor();
+    assert.doesNotMatch((await refusal.textContent()) ?? '', /\{|forbidden|403/);
+    await notification.getByRole('button', { name: 'Dismiss' }).click();
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Access Requests' }).click();
+    const items = page.getByRole('list', { name: 'Access requests' }).getByTestId('alert-item');
+    await items.filter({ hasText: 'read a bit longer' }).waitFor();
+    const texts = await items.allTextContents();
+    assert.ok(texts.length >= 3, `the member sees Ann's requests: ${texts.length}`);
+    for (const text of texts) {
+      assert.match(text, /Ann/);
+      assert.doesNotMatch(text, /Ben/);
+    }
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Alerts' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Clear old alerts' }).count(), 0);
+    await page.getByRole('combobox', { name: 'Child' }).click();
+    await page.getByRole('option', { name: 'Ann' }).waitFor();
+    assert.equal(await page.getByRole('option', { name: 'Ben' }).count(), 0);
+    await page.keyboard.press('Escape');
+    await closePage(handle);
+  });
+
+  test('at phone width the dashboard, the lists and a notification fit the screen', async () => {
+    const phone = await openPage(browser, server, { as: owner.client, viewport: PHONE });
+    const { page } = phone;
+    await gotoLive(page, `${server.url}/`);
+    await page.getByTestId('child-card').filter({ hasText: 'Ann' }).getByText('1 h 20 min').waitFor();
+    await page.getByRole('region', { name: 'Recent alerts' }).getByTestId('alert-item').first().waitFor();
+    await assertFitsPhone(page);
+    await screenshot(page, 'dashboard-phone.png');
+
+    // The longest message a child can send, in full, with every button in reach.
+    const long =
+      `Can I call grandma on video? ${'She wants to show me the new puppy and the garden. '.repeat(9)}`
+        .slice(0, 500)
+        .trim();
+    await requestAccess(laptop, 'ann', 'locked', long);
+    const notification = notificationOf(page, 'Ann');
+    await notification.getByRole('button', { name: 'Pause device' }).waitFor();
+    await notification.getByText(`“${long}”`).waitFor();
+    // Once it has slid in, the notification sits within the screen, nothing cut off.
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid="access-request-notification"]');
+      const box = el?.getBoundingClientRect();
+      return (
+        !!el &&
+        !!box &&
+        box.left >= 0 &&
+        box.right <= window.innerWidth &&
+        box.width > 300 &&
+        box.bottom <= window.innerHeight &&
+        el.scrollHeight <= el.clientHeight + 1
+      );
+    });
+    await assertFitsPhone(page);
+    await notification.getByRole('button', { name: 'Mark as read' }).click();
+    await notification.waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Open navigation' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).click();
+    await page.getByRole('list', { name: 'Alerts' }).getByTestId('alert-item').first().waitFor();
+    await assertFitsPhone(page);
+    await page.goto(`${server.url}/access-requests`);
+    await page.getByRole('list', { name: 'Access requests' }).getByTestId('alert-item').first().waitFor();
+    await assertFitsPhone(page);
+    await closePage(phone);
+  });
+
+  test('the Alerts page filters by kind and child, pages with Load more, and clears old alerts', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await gotoLive(page, `${server.url}/alerts`);
+    const list = page.getByRole('list', { name: 'Alerts' });
+    const items = list.getByTestId('alert-item');
+    const all = (await owner.client.get('/api/alerts?limit=200')).body.items;
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
+      all.length,
+    );
+    assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0);
+    await screenshot(page, 'alerts.png');
+
+    // Enough alerts for three pages (20 a page).
+    await agentAlerts(
+      laptop,
+      Array.from({ length: 36 }, (_, i) => ({
+        linux_username: i % 3 ? 'ann' : 'ben',
+        detail: { skew_seconds: 100 + i },
+      })),
+    );
+    const total = (await owner.client.get('/api/alerts?limit=200')).body.items.length;
+    assert.ok(total > 40, `${total} alerts make three pages`);
+    await page.reload();
+    await items.nth(19).waitFor();
+    assert.equal(await items.count(), 20);
+    const loadMore = page.getByRole('button', { name: 'Load more' });
+    await loadMore.click();
+    await items.nth(39).waitFor();
+    assert.equal(await items.count(), 40);
+    await loadMore.click();
+    await loadMore.waitFor({ state: 'detached' });
+    assert.equal(await items.count(), total);
+    // Newest first, each alert once.
+    const shown = await items.evaluateAll((els) =>
+      els.map((el) => el.querySelector('time')?.getAttribute('datetime') ?? ''),
+    );
+    assert.deepEqual(shown, [...shown].sort().reverse());
+    assert.equal(new Set(await items.allTextContents()).size, total);
+
+    // Kind: only access requests.
+    await page.getByRole('combobox', { name: 'Kind' }).click();
+    await page.getByRole('option', { name: 'Access requests' }).click();
+    const requests = (await owner.client.get('/api/alerts?kind=access_requested&limit=200')).body.items;
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
+      requests.length,
+    );
+    for (const text of await items.allTextContents()) assert.match(text, /Access request/);
+    assert.match(page.url(), /kind=access_requested/);
+
+    // Kind and child: Ben's requests only.
+    await page.getByRole('combobox', { name: 'Child' }).click();
+    await page.getByRole('option', { name: 'Ben' }).click();
+    const bens = requests.filter((a: { managed_user_id: string }) => a.managed_user_id === ben.id);
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
+      bens.length,
+    );
+    for (const text of await items.allTextContents()) {
+      assert.match(text, /Ben/);
+      assert.doesNotMatch(text, /Ann/);
+    }
+    assert.match(page.url(), new RegExp(`child=${ben.id}`));
+
+    // Child alone: all of Ben's alerts, clock changes too.
+    await page.getByRole('combobox', { name: 'Kind' }).click();
+    await page.getByRole('option', { name: 'All kinds' }).click();
+    const benAll = (await owner.client.get(`/api/alerts?managed_user_id=${ben.id}&limit=200`)).body.items;
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
+      Math.min(20, benAll.length),
+    );
+    await items.filter({ hasText: 'Clock changed' }).first().waitFor();
+
+    // A new alert for Ben slips in on top, one for Ann does not.
+    await agentAlerts(laptop, [
+      { linux_username: 'ann', detail: { skew_seconds: 7 } },
+      { linux_username: 'ben', detail: { skew_seconds: 8 } },
+    ]);
+    await items.first().getByText('skew seconds: 8').waitFor();
+    assert.equal(await items.filter({ hasText: 'skew seconds: 7' }).count(), 0);
+
+    // Unread only, then read one.
+    await page.getByRole('switch', { name: 'Unread only' }).check();
+    const unreadBen = (
+      await owner.client.get(`/api/alerts?managed_user_id=${ben.id}&unacknowledged=true&limit=200`)
+    ).body.items;
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
+      Math.min(20, unreadBen.length),
+    );
+    assert.equal(await items.getByTestId('alert-unread').count(), Math.min(20, unreadBen.length));
+
+    // Clear old alerts: Cancel keeps them; 0 days deletes them all and says how many.
+    await page.getByRole('button', { name: 'Clear old alerts' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Clear old alerts?' });
+    await dialog.getByText('older than 30 days will be deleted').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const before = (await owner.client.get('/api/alerts?limit=200')).body.items.length;
+    assert.ok(before > 40);
+
+    await page.getByRole('button', { name: 'Clear old alerts' }).click();
+    const days = dialog.getByRole('textbox', { name: 'Delete alerts older than (days)' });
+    await days.fill('');
+    await dialog.getByRole('button', { name: 'Delete old alerts' }).click();
+    await dialog.getByText('Enter a whole number of days from 0 to 3650.').waitFor();
+    await days.fill('0');
+    await dialog.getByText('Every alert and access request, including today’s,').waitFor();
+    await dialog.getByRole('button', { name: 'Delete old alerts' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByTestId('prune-result').getByText(`Deleted ${before} alerts`).waitFor();
+    await page.getByText('No alerts match').waitFor();
+    assert.equal((await owner.client.get('/api/alerts?limit=200')).body.items.length, 0);
+    await unreadBadge(page).waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByText('All quiet').waitFor();
+    await closePage(handle);
+  });
+
+  test('Settings shows the worker and each task, and Run tasks now asks the worker to run them again', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await gotoLive(page, `${server.url}/settings`);
+    const card = page.getByRole('region', { name: 'Background tasks' });
+    await card.getByTestId('worker-status').getByText('Worker not running').waitFor();
+    await card.getByText('No task has run yet.').waitFor();
+
+    await card.getByRole('button', { name: 'Run tasks now' }).click();
+    await page.getByText('Every task runs as soon as a worker starts.').waitFor();
+
+    // A worker (as `hearth worker` runs it) takes the request, plus a task that fails.
+    const quiet = () => {};
+    const log = { info: quiet, warn: quiet, error: quiet } as unknown as ConstructorParameters<
+      typeof WorkerLoop
+    >[2];
+    const tasks = [
+      ...defaultTasks(server.services),
+      {
+        name: 'check-backups',
+        everyMs: 60_000,
+        run: async (): Promise<string> => {
+          throw new Error('The backup folder is not writable.');
+        },
+      },
+    ];
+    const loop = new WorkerLoop(tasks, server.services.worker, log);
+    try {
+      await loop.tick();
+      assert.equal(loop.isLeader, true);
+      await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+      await card.getByTestId('worker-status').getByText('Worker running').waitFor();
+      await card.getByTestId('worker-status').getByText('Last heartbeat just now').waitFor();
+      const rows = card.getByTestId('task-row');
+      await rows.nth(3).waitFor();
+      assert.equal(await rows.count(), 4);
+      const alertsTask = rows.filter({ hasText: 'Delete old alerts' });
+      await alertsTask.getByText(/^deleted \d+ alerts older than \d+ days$/).waitFor();
+      await alertsTask.getByText('OK', { exact: true }).waitFor();
+      await alertsTask.getByText(/Runs every 6 hours · last just now, took \d+ ms · 1 run$/).waitFor();
+      const failing = rows.filter({ hasText: 'Check backups' });
+      await failing.getByText('Last run failed').waitFor();
+      await failing.getByText('Error: The backup folder is not writable.').waitFor();
+      await failing.getByText(/1 run, 1 failure$/).waitFor();
+
+      // Asking again while the worker runs: it runs every task on its next heartbeat.
+      await card.getByRole('button', { name: 'Run tasks now' }).click();
+      await page.getByText('The worker runs every task again within a few seconds.').waitFor();
+      await loop.tick(Date.now() + 6000);
+      assert.equal(
+        (await server.services.worker.status()).tasks.find((t) => t.name === 'prune-alerts')?.runs,
+        2,
+      );
+      await closePage(handle);
+
+      // A member sees the card but cannot start the tasks.
+      const member = await addParent(server, owner, 'member');
+      assert.equal((await member.post('/restart-tasks')).status, 403);
+      const view = await openPage(browser, server, { as: member });
+      await view.page.goto(`${server.url}/settings`);
+      const memberCard = view.page.getByRole('region', { name: 'Background tasks' });
+      await memberCard.getByTestId('task-row').first().waitFor();
+      assert.equal(await memberCard.getByRole('button', { name: 'Run tasks now' }).count(), 0);
+      await closePage(view);
+    } finally {
+      await loop.stop();
+    }
+  });
+});
