@@ -70,7 +70,8 @@ export function buildServices(
   hub.on<AlertEventMessage>('alert_event', AlertEventMessage, (device, message) =>
     alerts.agentEvent(device, message),
   );
-  const eventHub = new EventHub(bus, log);
+  const auth = new AuthService(db, counters);
+  const eventHub = new EventHub(bus, log, (sessionId) => auth.sessionExists(sessionId));
   const approvals = new ApprovalService(db, users, events);
   const inventory = new InventoryService(db.kysely, users, devices, events);
   const appPolicy = new AppPolicyService(db.kysely, users, devices);
@@ -120,7 +121,7 @@ export function buildServices(
     events,
     queue,
     hub,
-    auth: new AuthService(db, counters),
+    auth,
     household: new HouseholdService(db.kysely),
     users,
     devices,

@@ -275,12 +275,38 @@ for (const db of testDatabases()) {
       assert.equal((await new Client(server.url).get('/api/dashboard/events')).status, 401);
     });
 
+    test('a member’s stream carries device events only for devices of their children; streams end with their session', async () => {
+      const member = await addParent(server, home, 'member', [
+        { managed_user_id: childId, can_view: true, can_manage_policies: false },
+      ]);
+      const memberStream = await SseReader.open(`${server.url}/api/dashboard/events`, member.cookie ?? '');
+      readers.push(memberStream);
+      const unmapped = new SimAgent({ url: server.wsUrl, enrollmentToken: await enrollmentToken(home) });
+      await unmapped.connect();
+      server.services.events.publish(home.householdId, 'device_status', {
+        system_id: agent.systemId,
+        online: true,
+      });
+      await memberStream.next((e) => e.event === 'device_status' && e.data.system_id === agent.systemId);
+      assert.ok(
+        !memberStream.events.some((e) => e.data.system_id === unmapped.systemId),
+        'no news of a device that is not their child’s',
+      );
+      await unmapped.stop();
+
+      await member.delete('/api/session');
+      (server.services.eventHub as unknown as { beat(): void }).beat();
+      for (let i = 0; i < 50 && !memberStream.ended; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(memberStream.ended, true, 'the stream ends once its session is gone');
+    });
+
     test('the dashboard sums up children, devices and counts', async () => {
+      const pendingBefore = (await home.client.get('/api/dashboard')).body.counts.pending_devices;
       const pending = new SimAgent({ url: server.wsUrl, enrollmentToken: await enrollmentToken(home) });
       await pending.connect();
       const dash = (await home.client.get('/api/dashboard')).body;
       assert.deepEqual(dash.household, { id: home.householdId, name: 'Requests home' });
-      assert.equal(dash.counts.pending_devices, 1);
+      assert.equal(dash.counts.pending_devices, pendingBefore + 1);
       assert.equal(dash.counts.pending_approvals, 0);
       const ann = dash.users.find((u: { id: string }) => u.id === childId);
       assert.deepEqual(Object.keys(ann).sort(), [

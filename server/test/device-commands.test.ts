@@ -234,6 +234,12 @@ for (const db of testDatabases()) {
         ).status,
         200,
       );
+      const otherChild = await member.post(`/api/devices/${a.systemId}/overlay`, {
+        action: 'show',
+        reason: 'sleep',
+        linux_username: 'v',
+      });
+      assert.equal(otherChild.status, 403, 'a shared device: only the accounts of children they manage');
       const readOnly = await member.post(`/api/devices/${b.systemId}/overlay`, {
         action: 'show',
         reason: 'sleep',

@@ -336,7 +336,12 @@ export class SseReader {
     } catch {
       // aborted
     }
+    this.ended = true;
+    for (const w of this.waiters.splice(0)) w();
   }
+
+  /** True once the server ended the stream. */
+  ended = false;
 
   async next(match: (e: { event: string; data: any }) => boolean, timeoutMs = 3000) {
     const deadline = Date.now() + timeoutMs;

@@ -42,6 +42,10 @@ export class SessionRepository {
     return SessionRepository.findQuery(this.db, id).executeTakeFirst();
   }
 
+  exists(id: string) {
+    return this.db.selectFrom('session').select('id').where('id', '=', id).executeTakeFirst();
+  }
+
   async touch(id: string, at: string): Promise<void> {
     await this.db.updateTable('session').set({ last_seen_at: at }).where('id', '=', id).execute();
   }

@@ -151,6 +151,10 @@ export class AuthService {
     };
   }
 
+  async sessionExists(sessionId: string): Promise<boolean> {
+    return (await this.sessions.exists(sessionId)) !== undefined;
+  }
+
   async signOut(sessionId: string): Promise<void> {
     await this.sessions.delete(sessionId);
   }

@@ -173,6 +173,15 @@ export class DeviceService {
   async overlay(actor: SessionAuth, systemId: string, body: OverlayControlBody): Promise<CommandOutcome> {
     const device = await this.requireDevice(actor, systemId, 'sensitive');
     if (device.status !== 'approved') throw conflict('The device is not approved.');
+    if (!isAdmin(actor.role)) {
+      // On a shared device a member may pause only the accounts of children they manage.
+      const owner = (await this.devices.mappingsOfDevice(systemId)).find(
+        (m) => m.linux_username === body.linux_username,
+      );
+      const perm = owner ? await this.users.permission(actor.parentId, owner.managed_user_id) : undefined;
+      if (!perm?.can_manage_policies)
+        throw forbidden('You can pause only the accounts of children you manage.');
+    }
     if (body.action === 'dismiss') {
       const { delivered, queued } = await this.command(systemId, 'dismiss_overlay', {
         linux_username: body.linux_username,

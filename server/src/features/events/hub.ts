@@ -3,10 +3,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Bus } from '../../platform/bus.js';
 import { EVENTS_CHANNEL, eventTime, type HouseholdEvent } from '../../platform/events.js';
 
-interface Stream {
-  res: ServerResponse;
+/** Who a stream is for: owners and admins see everything; members what concerns their children. */
+export interface StreamAudience {
+  sessionId: string;
   /** Children a member may see; null for owners and admins. */
   children: Set<string> | null;
+  /** Devices mapped to those children; null for owners and admins. */
+  devices: Set<string> | null;
+}
+
+interface Stream extends StreamAudience {
+  res: ServerResponse;
 }
 
 export interface EventHubOptions {
@@ -37,6 +44,8 @@ export class EventHub {
   constructor(
     private readonly bus: Bus,
     private readonly log: FastifyBaseLogger,
+    /** Whether a session still exists: a stream ends within a heartbeat once its session does. */
+    private readonly sessionAlive: (sessionId: string) => Promise<boolean>,
     options: Partial<EventHubOptions> = {},
   ) {
     this.options = { ...DEFAULTS, ...options };
@@ -75,14 +84,16 @@ export class EventHub {
   private visible(stream: Stream, event: HouseholdEvent): boolean {
     if (!stream.children) return true;
     const child = event.data.managed_user_id;
-    return typeof child !== 'string' || stream.children.has(child);
+    if (typeof child === 'string') return stream.children.has(child);
+    const device = event.data.system_id;
+    return typeof device === 'string' && !!stream.devices?.has(device);
   }
 
   /** Starts a stream on a raw response: headers, missed events since `lastEventId`, then live events. */
   open(
     householdId: string,
     res: ServerResponse,
-    children: Set<string> | null,
+    audience: StreamAudience,
     lastEventId: string | undefined,
   ): void {
     res.writeHead(200, {
@@ -92,7 +103,7 @@ export class EventHub {
       'x-accel-buffering': 'no',
     });
     res.write('retry: 3000\n\n');
-    const stream: Stream = { res, children };
+    const stream: Stream = { res, ...audience };
     if (lastEventId) {
       const list = this.recent.get(householdId) ?? [];
       const at = list.findIndex((e) => e.id === lastEventId);
@@ -116,7 +127,23 @@ export class EventHub {
   }
 
   private beat(): void {
-    for (const set of this.streams.values()) for (const stream of set) stream.res.write(': heartbeat\n\n');
+    const sessions = new Map<string, Stream[]>();
+    for (const set of this.streams.values()) {
+      for (const stream of set) {
+        stream.res.write(': heartbeat\n\n');
+        const list = sessions.get(stream.sessionId) ?? [];
+        list.push(stream);
+        sessions.set(stream.sessionId, list);
+      }
+    }
+    for (const [sessionId, streams] of sessions) {
+      this.sessionAlive(sessionId).then(
+        (alive) => {
+          if (!alive) for (const stream of streams) stream.res.end();
+        },
+        (err) => this.log.warn({ err }, 'could not check a stream session'),
+      );
+    }
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@ import { isAdmin, requireSession } from '../../platform/access.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
-export function eventRoutes(app: HearthApp, { eventHub, users }: Services): void {
+export function eventRoutes(app: HearthApp, { eventHub, users, devices }: Services): void {
   app.get(
     '/api/dashboard/events',
     {
@@ -17,13 +17,17 @@ export function eventRoutes(app: HearthApp, { eventHub, users }: Services): void
     },
     async (request, reply) => {
       const actor = requireSession(request);
-      const children = isAdmin(actor.role) ? null : new Set(await users.viewableIds(actor));
+      const admin = isAdmin(actor.role);
+      const children = admin ? null : new Set(await users.viewableIds(actor));
+      const visibleDevices = admin
+        ? null
+        : new Set((await devices.list(actor, false)).map((d) => d.system_id));
       const lastEventId = request.headers['last-event-id'];
       reply.hijack();
       eventHub.open(
         actor.householdId,
         reply.raw,
-        children,
+        { sessionId: actor.sessionId, children, devices: visibleDevices },
         typeof lastEventId === 'string' ? lastEventId : undefined,
       );
     },
