@@ -1,5 +1,5 @@
 import { Box, Button, Group, NumberInput, Text } from '@mantine/core';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type RefObject, useEffect, useRef, useState } from 'react';
 import {
   type AppAction,
   type AppRule,
@@ -37,6 +37,12 @@ function LimitEditor({
 }) {
   const [minutes, setMinutes] = useState<string | number>(initial);
   const [error, setError] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  // Opening the form takes the keyboard to the minutes.
+  useEffect(() => {
+    input.current?.focus();
+    input.current?.select();
+  }, []);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -52,8 +58,15 @@ function LimitEditor({
       onSubmit={submit}
       noValidate
       aria-label={`Daily limit for ${app.application_name}`}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !busy) {
+          e.preventDefault();
+          onCancel();
+        }
+      }}
       p="sm"
       mt="xs"
+      ml={{ base: 0, xs: 52 }}
       style={{ borderRadius: 'var(--mantine-radius-md)', backgroundColor: 'var(--hearth-page-bg)' }}
     >
       <Group gap="sm" align="flex-end" wrap="wrap">
@@ -72,7 +85,7 @@ function LimitEditor({
           clampBehavior="none"
           error={error}
           w={150}
-          data-autofocus
+          ref={input}
         />
         <Group gap="xs" wrap="nowrap">
           <Button type="submit" loading={busy} disabled={disabled}>
@@ -99,19 +112,28 @@ export interface RuleEditing {
   /** The button whose save is under way. */
   pressed: Choice | null;
   save: (choice: RuleChoice) => Promise<void>;
+  /** Closes the minutes form and gives the keyboard back to the Limit button. */
+  close: () => void;
+  limitButton: RefObject<HTMLButtonElement | null>;
 }
 
 /** One app's rule being changed: which button was pressed, and whether the minutes form is open. */
 export function useRuleEditing(app: RuleTarget, state: AppPolicyState): RuleEditing {
   const [editing, setEditing] = useState(false);
   const [pressed, setPressed] = useState<Choice | null>(null);
+  const limitButton = useRef<HTMLButtonElement>(null);
+  function close() {
+    const focusWasInForm = editing;
+    setEditing(false);
+    if (focusWasInForm) window.requestAnimationFrame(() => limitButton.current?.focus());
+  }
   async function save(choice: RuleChoice) {
     setPressed(choice?.action ?? 'none');
     const ok = await state.choose(app, choice);
     setPressed(null);
-    if (ok) setEditing(false);
+    if (ok && choice?.action === 'limit') close();
   }
-  return { editing, setEditing, pressed, save };
+  return { editing, setEditing, pressed, save, close, limitButton };
 }
 
 /**
@@ -148,12 +170,21 @@ export function RuleButtons({
           <Button
             key={b.value}
             size="xs"
-            variant={active ? (b.value === 'none' ? 'light' : 'filled') : 'default'}
+            variant={
+              active
+                ? b.value === 'none'
+                  ? 'light'
+                  : 'filled'
+                : b.value === 'limit' && edit.editing
+                  ? 'light'
+                  : 'default'
+            }
             color={b.value === 'none' ? 'gray' : ACTION_COLORS[b.value]}
             aria-pressed={active}
             aria-label={b.aria}
             aria-expanded={b.value === 'limit' ? edit.editing : undefined}
             style={{ flex: '1 1 auto' }}
+            ref={b.value === 'limit' ? edit.limitButton : undefined}
             loading={savingHere && edit.pressed === b.value}
             disabled={locked || (savingHere && edit.pressed !== b.value)}
             onClick={() => {
@@ -194,7 +225,7 @@ export function RuleLimitForm({
       busy={savingHere}
       disabled={!state.policy || state.conflict || (state.saving !== null && !savingHere)}
       onSave={(minutes) => void edit.save({ action: 'limit', daily_minutes: minutes })}
-      onCancel={() => edit.setEditing(false)}
+      onCancel={edit.close}
     />
   );
 }
