@@ -93,7 +93,16 @@ export class InventoryService {
     const apps = [...unique.values()];
     const hash = reportHash(username, apps);
     const previous = await this.repo.reportOf(device.systemId, username);
-    if (previous?.report_hash === hash) return { apps_upserted: 0, apps_removed: 0, apps_total: apps.length };
+    if (previous?.report_hash === hash) {
+      // Nothing is written, but a waiting "Rescan now" still learns that the scan came back.
+      this.events.publish(device.householdId, 'installed_apps_updated', {
+        system_id: device.systemId,
+        linux_username: username,
+        count: apps.length,
+        changed: false,
+      });
+      return { apps_upserted: 0, apps_removed: 0, apps_total: apps.length };
+    }
 
     const at = nowIso();
     const counts = await this.db.transaction().execute(async (trx) => {
@@ -134,6 +143,7 @@ export class InventoryService {
       system_id: device.systemId,
       linux_username: username,
       count: apps.length,
+      changed: true,
     });
     return counts;
   }
