@@ -31,15 +31,13 @@ function cleanNote(note: string | null | undefined): string | null | undefined {
   return trimmed === '' ? null : trimmed;
 }
 
-type ChildRow = Pick<
+type ChildWithMappingRow = Pick<
   ManagedUserTable,
   'id' | 'name' | 'overlay_age_tier' | 'overlay_parent_note' | 'created_at'
->;
-type MappingRow = {
-  id: string;
-  managed_user_id: string;
-  system_id: string;
-  linux_username: string;
+> & {
+  mapping_id: string | null;
+  system_id: string | null;
+  linux_username: string | null;
   hostname: string | null;
   platform: string | null;
 };
@@ -48,8 +46,8 @@ export class UserService {
   private readonly users: UserRepository;
   private readonly devices: DeviceRepository;
   // The children list is the dashboard's most frequent read: prepared, two statements for a household.
-  private readonly householdChildren: Prepared<'household', ChildRow>;
-  private readonly householdMappings: Prepared<'household', MappingRow>;
+  /** Children with their mappings in one statement: one row per mapping (or one for a child without). */
+  private readonly householdChildren: Prepared<'household', ChildWithMappingRow>;
 
   constructor(
     database: Db,
@@ -58,22 +56,28 @@ export class UserService {
     const db = database.kysely;
     this.users = new UserRepository(db);
     this.devices = new DeviceRepository(db);
-    this.householdChildren = new Prepared(database, (k, p) => UserRepository.listQuery(k, p('household')));
-    this.householdMappings = new Prepared(database, (k, p) =>
+    this.householdChildren = new Prepared(database, (k, p) =>
       k
-        .selectFrom('device_mapping')
-        .leftJoin('agent_device', 'agent_device.system_id', 'device_mapping.system_id')
+        .selectFrom('managed_user as u')
+        .leftJoin('device_mapping as m', 'm.managed_user_id', 'u.id')
+        .leftJoin('agent_device as d', 'd.system_id', 'm.system_id')
         .select([
-          'device_mapping.id',
-          'device_mapping.managed_user_id',
-          'device_mapping.system_id',
-          'device_mapping.linux_username',
-          'agent_device.hostname',
-          'agent_device.platform',
+          'u.id',
+          'u.name',
+          'u.overlay_age_tier',
+          'u.overlay_parent_note',
+          'u.created_at',
+          'm.id as mapping_id',
+          'm.system_id',
+          'm.linux_username',
+          'd.hostname',
+          'd.platform',
         ])
-        .where('device_mapping.household_id', '=', p('household'))
-        .orderBy('device_mapping.created_at', 'asc')
-        .orderBy('device_mapping.id', 'asc'),
+        .where('u.household_id', '=', p('household'))
+        .orderBy('u.created_at', 'desc')
+        .orderBy('u.id', 'desc')
+        .orderBy('m.created_at', 'asc')
+        .orderBy('m.id', 'asc'),
     );
   }
 
@@ -99,17 +103,34 @@ export class UserService {
   }
 
   async list(actor: SessionAuth): Promise<ManagedUserView[]> {
-    let rows: ChildRow[];
-    let mappings: MappingRow[];
     if (isAdmin(actor.role)) {
-      [rows, mappings] = await Promise.all([
-        this.householdChildren.all({ household: actor.householdId }),
-        this.householdMappings.all({ household: actor.householdId }),
-      ]);
-    } else {
-      rows = await this.users.list(actor.householdId, await this.users.viewableIds(actor.parentId));
-      mappings = await this.users.mappingsOf(rows.map((r) => r.id));
+      const views: ManagedUserView[] = [];
+      for (const row of await this.householdChildren.all({ household: actor.householdId })) {
+        let view = views[views.length - 1];
+        if (view?.id !== row.id) {
+          view = {
+            id: row.id,
+            name: row.name,
+            overlay_age_tier: row.overlay_age_tier,
+            overlay_parent_note: row.overlay_parent_note,
+            mappings: [],
+          };
+          views.push(view);
+        }
+        if (row.mapping_id && row.system_id && row.linux_username) {
+          view.mappings.push({
+            id: row.mapping_id,
+            system_id: row.system_id,
+            hostname: row.hostname,
+            platform: row.platform,
+            linux_username: row.linux_username,
+          });
+        }
+      }
+      return views;
     }
+    const rows = await this.users.list(actor.householdId, await this.users.viewableIds(actor.parentId));
+    const mappings = await this.users.mappingsOf(rows.map((r) => r.id));
     const byUser = new Map<string, ManagedUserView['mappings']>();
     for (const m of mappings) {
       const list = byUser.get(m.managed_user_id) ?? [];

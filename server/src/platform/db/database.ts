@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -25,7 +26,7 @@ export interface Db {
    * Runs an already compiled read on the shortest path the dialect has (a cached prepared statement
    * on SQLite, the pool on PostgreSQL). Hot routes use it through `Prepared`.
    */
-  read<R>(sqlText: string, params: readonly unknown[]): Promise<R[]>;
+  reader<R>(sqlText: string): (params: readonly unknown[]) => Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -71,8 +72,12 @@ export function openDatabase(options: { databaseUrl: string | null; dataDir: str
     return {
       kysely,
       dialect: 'postgres',
-      read: async <R>(sqlText: string, params: readonly unknown[]) =>
-        (await pool.query(sqlText, params as unknown[])).rows as R[],
+      // Named statements: PostgreSQL plans each once per connection.
+      reader: <R>(sqlText: string) => {
+        const name = `hearth_${createHash('sha1').update(sqlText).digest('hex').slice(0, 16)}`;
+        return async (params: readonly unknown[]) =>
+          (await pool.query({ name, text: sqlText, values: params as unknown[] })).rows as R[];
+      },
       ping: async () => {
         await sql`select 1`.execute(kysely);
       },
@@ -80,14 +85,17 @@ export function openDatabase(options: { databaseUrl: string | null; dataDir: str
     };
   }
   mkdirSync(options.dataDir, { recursive: true });
-  const { adapter } = cachingSqlite(path.join(options.dataDir, 'hearth.db'));
+  const { raw, adapter } = cachingSqlite(path.join(options.dataDir, 'hearth.db'));
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: adapter }) });
   return {
     kysely,
     dialect: 'sqlite',
     // better-sqlite3 is synchronous, so a read here never interleaves with another statement.
-    read: async <R>(sqlText: string, params: readonly unknown[]) =>
-      adapter.prepare(sqlText).all(...params) as R[],
+    // One prepared statement per reader, kept for the life of the connection.
+    reader: <R>(sqlText: string) => {
+      const statement = raw.prepare(sqlText);
+      return async (params: readonly unknown[]) => statement.all(...params) as R[];
+    },
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },

@@ -12,14 +12,14 @@ const MARK = '\u0000hearth-param:';
  * `build` receives `param(name)`, which stands for a value given at run time.
  */
 export class Prepared<P extends string, R> {
-  private compiled: { sql: string; order: P[] } | null = null;
+  private compiled: { run: (params: readonly unknown[]) => Promise<R[]>; order: P[] } | null = null;
 
   constructor(
     private readonly db: Db,
     private readonly build: (kysely: Kysely<Database>, param: (name: P) => string) => Compilable<R>,
   ) {}
 
-  private compile(): { sql: string; order: P[] } {
+  private compile(): { run: (params: readonly unknown[]) => Promise<R[]>; order: P[] } {
     if (this.compiled) return this.compiled;
     const query = this.build(this.db.kysely, (name) => `${MARK}${name}`).compile();
     const order = query.parameters.map((value) => {
@@ -30,16 +30,13 @@ export class Prepared<P extends string, R> {
       }
       return value.slice(MARK.length) as P;
     });
-    this.compiled = { sql: query.sql, order };
+    this.compiled = { run: this.db.reader<R>(query.sql), order };
     return this.compiled;
   }
 
   all(params: Record<P, unknown>): Promise<R[]> {
-    const { sql, order } = this.compile();
-    return this.db.read<R>(
-      sql,
-      order.map((name) => params[name]),
-    );
+    const { run, order } = this.compile();
+    return run(order.map((name) => params[name]));
   }
 
   async first(params: Record<P, unknown>): Promise<R | undefined> {
