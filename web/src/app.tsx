@@ -16,10 +16,10 @@ import { DevicePage } from './pages/devices/device-page';
 import { DevicesPage } from './pages/devices/devices-page';
 import { LoginPage, returnPath } from './pages/login-page';
 import { NotFoundPage } from './pages/not-found-page';
+import { OnlineAccountsPage } from './pages/online-accounts-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { SetupPage } from './pages/setup-page';
 import { SignupPage } from './pages/signup-page';
-import { OnlineAccountsPage } from './pages/waiting-pages';
 import { useSession } from './session';
 
 function StartupScreen({ children }: { children: ReactNode }) {

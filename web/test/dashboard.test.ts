@@ -309,7 +309,6 @@ describe('dashboard, access requests and alerts', { skip }, () => {
     await items.filter({ hasText: 'school project' }).waitFor();
     await notificationOf(page, 'Ann').getByRole('button', { name: 'Dismiss' }).click();
     await notificationOf(page, 'Ann').waitFor({ state: 'detached' });
-    await screenshot(page, 'access-requests.png');
 
     await benItem.getByRole('button', { name: 'Mark as read' }).click();
     await benItem.getByText(/ · Read$/).waitFor();

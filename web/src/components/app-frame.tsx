@@ -16,6 +16,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { type ComponentType, useState } from 'react';
 import { Link, matchPath, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { useUnreadAlerts } from '../api/alerts';
+import { usePendingApprovalCount } from '../api/approvals';
 import { plural, ROLE_LABELS, shortCount } from '../labels';
 import { useSession, useSignedIn } from '../session';
 import { AccessRequestNotifier } from './access-request-notifier';
@@ -88,6 +89,28 @@ function UnreadBadge() {
   );
 }
 
+/** How many approval requests wait for a decision, beside "Access Requests". */
+function PendingApprovalsBadge() {
+  const count = usePendingApprovalCount();
+  if (!count) return null;
+  return (
+    <Badge
+      size="sm"
+      circle={count < 10}
+      color="hearth"
+      aria-label={`${plural(count, 'approval')} waiting`}
+      data-testid="pending-approvals-badge"
+    >
+      {shortCount(count)}
+    </Badge>
+  );
+}
+
+const NAV_BADGES: Record<string, ComponentType> = {
+  '/alerts': UnreadBadge,
+  '/access-requests': PendingApprovalsBadge,
+};
+
 /** The signed-in frame: header, navigation (a drawer behind the burger on phones) and the page. */
 export function AppFrame() {
   const session = useSignedIn();
@@ -149,6 +172,7 @@ export function AppFrame() {
                 ? location.pathname === item.to
                 : matchPath({ path: item.to, end: false }, location.pathname) !== null;
               const Icon = item.icon;
+              const Count = NAV_BADGES[item.to];
               return (
                 <NavLink
                   key={item.to}
@@ -156,7 +180,7 @@ export function AppFrame() {
                   to={item.to}
                   label={item.label}
                   leftSection={<Icon size={20} />}
-                  rightSection={item.to === '/alerts' ? <UnreadBadge /> : undefined}
+                  rightSection={Count ? <Count /> : undefined}
                   active={active}
                   aria-current={active ? 'page' : undefined}
                   onClick={close}

@@ -223,6 +223,40 @@ export const IconRefresh = (p: IconProps) => (
   </Icon>
 );
 
+export const IconSearch = (p: IconProps) => (
+  <Icon {...p}>
+    <circle cx="10.5" cy="10.5" r="6" />
+    <path d="m15 15 5 5" />
+  </Icon>
+);
+
+/** A link that opens in a new tab. */
+export const IconExternal = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M13.5 4.5h6v6M19.5 4.5 11 13" />
+    <path d="M17 14v4.5a1 1 0 0 1-1 1H5.5a1 1 0 0 1-1-1V8a1 1 0 0 1 1-1H10" />
+  </Icon>
+);
+
+export const IconArrowUp = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M12 19V5M6 11l6-6 6 6" />
+  </Icon>
+);
+
+export const IconArrowDown = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="M12 5v14M6 13l6 6 6-6" />
+  </Icon>
+);
+
+/** A column that can be sorted, not sorted yet. */
+export const IconSelector = (p: IconProps) => (
+  <Icon {...p}>
+    <path d="m8 9 4-4 4 4M8 15l4 4 4-4" />
+  </Icon>
+);
+
 /** The Hearth mark: a house with a flame, as in the favicon. */
 export function HearthMark({ size = 28 }: { size?: number }) {
   return (

@@ -1,6 +1,7 @@
 import {
   Alert,
   Badge,
+  Box,
   Button,
   Card,
   Divider,
@@ -20,10 +21,19 @@ import type { ManagedUserView, Mapping, MappingView, ValidationView } from '../.
 import { IconAlert, IconCheck, IconDevices, IconPlus, IconShield } from '../../components/icons';
 import { ErrorAlert, notifySaved } from '../../components/page';
 import { MAPPING_PROBLEMS, platformLabel } from '../../labels';
+import { SignupApprovals } from './signup-approvals';
 
 type Check = ValidationView['mappings'][number];
 
-function MappingRow({ mapping, check }: { mapping: Mapping; check: Check | undefined }) {
+function MappingRow({
+  mapping,
+  check,
+  childName,
+}: {
+  mapping: Mapping;
+  check: Check | undefined;
+  childName: string;
+}) {
   return (
     <Paper withBorder radius="md" p="sm" data-testid="mapping-row">
       <Group wrap="nowrap" align="flex-start" gap="sm">
@@ -61,6 +71,10 @@ function MappingRow({ mapping, check }: { mapping: Mapping; check: Check | undef
           ) : null}
         </Stack>
       </Group>
+      <Divider my="sm" />
+      <Box pl={{ base: 0, xs: 54 }}>
+        <SignupApprovals mapping={mapping} childName={childName} />
+      </Box>
     </Paper>
   );
 }
@@ -213,7 +227,12 @@ export function DevicesSection({ child, onChanged }: { child: ManagedUserView; o
         ) : (
           <Stack gap="sm">
             {child.mappings.map((mapping) => (
-              <MappingRow key={mapping.id} mapping={mapping} check={checks.get(mapping.id)} />
+              <MappingRow
+                key={mapping.id}
+                mapping={mapping}
+                check={checks.get(mapping.id)}
+                childName={child.name}
+              />
             ))}
           </Stack>
         )}

@@ -1,0 +1,224 @@
+// Approval requests, sign-up approval settings and grants per device mapping, and the online account
+// audit (the wire shapes come from the protocol package, types only).
+import type { ApprovalView, GrantView, OnlineAccountView } from '@hearth/protocol';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useSession } from '../session';
+import { ApiError, api, messageOf } from './client';
+import { type LiveData, useLiveEvent, useLiveRefresh } from './live';
+import type { ItemList } from './types';
+
+export type { ApprovalView, GrantView, OnlineAccountView };
+export type ApprovalType = ApprovalView['type'];
+export type GrantKind = GrantView['kind'];
+
+export interface ApprovalSettings {
+  mapping_id: string;
+  enforce_signup_approvals: boolean;
+  /** False for Android and consoles, and for agents older than 0.57.0. */
+  signup_supported: boolean;
+}
+
+export type OnlineAccountSort = 'domain' | 'username' | 'first_detected_at' | 'last_active_at';
+export type SortOrder = 'asc' | 'desc';
+
+const enc = encodeURIComponent;
+
+export const settingsPath = (mappingId: string) => `/api/mappings/${enc(mappingId)}/approval-settings`;
+export const grantsPath = (mappingId: string) => `/api/mappings/${enc(mappingId)}/approval-grants`;
+
+/** Approve: a one-time or lasting grant; for more time, how many minutes (1 to 1440). */
+export const approveRequest = (id: string, body: { grant?: GrantKind; minutes?: number }) =>
+  api.post<ApprovalView>(`/api/approvals/${enc(id)}/approve`, body);
+
+export const denyRequest = (id: string) => api.post<ApprovalView>(`/api/approvals/${enc(id)}/deny`);
+
+/** Takes effect on the device's next check; the agent does not restart. */
+export const setEnforceSignups = (mappingId: string, enforce: boolean) =>
+  api.post<ApprovalSettings>(settingsPath(mappingId), { enforce_signup_approvals: enforce });
+
+export const addGrant = (mappingId: string, domain: string, kind: GrantKind) =>
+  api.post<GrantView>(grantsPath(mappingId), { domain, kind });
+
+export const revokeGrant = (mappingId: string, grantId: string) =>
+  api.delete<{ id: string; deleted: boolean }>(`${grantsPath(mappingId)}/${enc(grantId)}`);
+
+/** Sorting by name reads A to Z first; by date, the newest first. */
+export function defaultOrder(sort: OnlineAccountSort): SortOrder {
+  return sort === 'domain' || sort === 'username' ? 'asc' : 'desc';
+}
+
+export function onlineAccountsPath(query: {
+  q: string;
+  sort: OnlineAccountSort;
+  order: SortOrder;
+  childId: string;
+}): string {
+  const params = new URLSearchParams({ sort: query.sort, order: query.order });
+  if (query.q.trim()) params.set('q', query.q.trim());
+  if (query.childId) params.set('managed_user_id', query.childId);
+  return `/api/online-accounts?${params}`;
+}
+
+/** The domain part of what a parent typed: "https://www.Example.com/join" reads "www.Example.com". */
+export function domainFromInput(input: string): string {
+  const text = input.trim();
+  if (!text) return '';
+  try {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return new URL(text).hostname;
+  } catch {
+    // Not an address after all: the server says what is wrong with it.
+  }
+  return text.replace(/[/?#].*$/, '');
+}
+
+/** An approval request from an event's data, when it has the shape of one. */
+export function asApproval(data: LiveData): ApprovalView | null {
+  return typeof data.id === 'string' &&
+    typeof data.type === 'string' &&
+    typeof data.status === 'string' &&
+    typeof data.requested_at === 'string'
+    ? (data as unknown as ApprovalView)
+    : null;
+}
+
+/**
+ * Whether the signed-in parent sees this request in lists: members see only requests about children
+ * shared with them (the stream also sends them requests from unmapped accounts on those devices).
+ */
+export function approvalVisibleTo(isAdmin: boolean, approval: ApprovalView): boolean {
+  return isAdmin || approval.managed_user_id !== null;
+}
+
+const newestFirst = (a: ApprovalView, b: ApprovalView) =>
+  a.requested_at === b.requested_at ? (a.id < b.id ? 1 : -1) : a.requested_at < b.requested_at ? 1 : -1;
+
+// Just decided first, so an answer lands on top of the decided ones.
+const latestDecisionFirst = (a: ApprovalView, b: ApprovalView) => {
+  const [x, y] = [a.decided_at ?? '', b.decided_at ?? ''];
+  return x === y ? newestFirst(a, b) : x < y ? 1 : -1;
+};
+
+export type ApprovalFilter = 'pending' | 'all';
+
+export interface ApprovalFeed {
+  /** Requests waiting for a decision, newest first; undefined while the first answer is on its way. */
+  pending: ApprovalView[] | undefined;
+  /**
+   * Decided requests, the latest decision first: with 'all' every one; with 'pending' those decided
+   * while the page was open, so an answer moves a request down here instead of making it vanish.
+   */
+  decided: ApprovalView[];
+  /** The last load failed; the lists keep what was shown before. */
+  error: ApiError | null;
+  reload(): void;
+  /** An answer given in this tab shows at once (its event follows). */
+  record(view: ApprovalView): void;
+}
+
+interface FeedState {
+  path: string;
+  items: ApprovalView[] | undefined;
+}
+
+/**
+ * Approval requests that follow the event stream: new ones join the waiting list, decided ones move
+ * to the decided list, whoever decided them; the list is asked again when the stream (re)opens.
+ */
+export function useApprovalFeed(filter: ApprovalFilter): ApprovalFeed {
+  const { isAdmin } = useSession();
+  const path = filter === 'pending' ? '/api/approvals?status=pending' : '/api/approvals';
+  const [state, setState] = useState<FeedState>({ path, items: undefined });
+  const [error, setError] = useState<ApiError | null>(null);
+  const [version, setVersion] = useState(0);
+  // A decision is final: those heard since the page opened stay known whatever a later answer says.
+  const [decidedHere, setDecidedHere] = useState<Map<string, ApprovalView>>(() => new Map());
+  // Requests created while a load is on its way, which its answer may predate.
+  const heard = useRef(new Map<string, ApprovalView>());
+  const loaded = useRef(false);
+
+  useEffect(() => {
+    void version;
+    const controller = new AbortController();
+    heard.current = new Map();
+    loaded.current = false;
+    api
+      .get<ItemList<ApprovalView>>(path, { signal: controller.signal })
+      .then((page) => {
+        const byId = new Map(page.items.map((a) => [a.id, a]));
+        for (const a of heard.current.values()) if (!byId.has(a.id)) byId.set(a.id, a);
+        heard.current = new Map();
+        loaded.current = true;
+        setState({ path, items: [...byId.values()] });
+        setError(null);
+      })
+      .catch((err: unknown) => {
+        if (controller.signal.aborted) return;
+        setError(err instanceof ApiError ? err : new ApiError(0, 'error', messageOf(err)));
+      });
+    return () => controller.abort();
+  }, [path, version]);
+
+  const reload = useCallback(() => setVersion((v) => v + 1), []);
+  useLiveRefresh([], reload);
+
+  const record = useCallback((view: ApprovalView) => {
+    if (view.status === 'pending') return;
+    setDecidedHere((current) => new Map(current).set(view.id, view));
+  }, []);
+
+  useLiveEvent(['approval_created', 'approval_decided'], (data, kind) => {
+    const approval = asApproval(data);
+    if (!approval || !approvalVisibleTo(isAdmin, approval)) return;
+    if (kind === 'approval_decided') {
+      record(approval);
+      return;
+    }
+    if (!loaded.current) {
+      heard.current.set(approval.id, approval);
+      return;
+    }
+    setState((s) => {
+      if (s.path !== path || !s.items || s.items.some((a) => a.id === approval.id)) return s;
+      return { ...s, items: [approval, ...s.items] };
+    });
+  });
+
+  const items = state.path === path ? state.items : undefined;
+  if (!items) return { pending: undefined, decided: [], error, reload, record };
+  const merged = new Map(items.map((a) => [a.id, a]));
+  for (const [id, view] of decidedHere) merged.set(id, view);
+  const all = [...merged.values()].filter((a) => approvalVisibleTo(isAdmin, a));
+  const pending = all.filter((a) => a.status === 'pending').sort(newestFirst);
+  // With 'pending' the answers hold no decided request: those decided here are the decided list.
+  const decided = all.filter((a) => a.status !== 'pending');
+  return { pending, decided: decided.sort(latestDecisionFirst), error, reload, record };
+}
+
+/** How many requests wait for a decision, for the navigation badge; null until known. */
+export function usePendingApprovalCount(): number | null {
+  const [count, setCount] = useState<number | null>(null);
+  const [version, setVersion] = useState(0);
+
+  useEffect(() => {
+    void version;
+    const controller = new AbortController();
+    api
+      .get<ItemList<ApprovalView>>('/api/approvals?status=pending', { signal: controller.signal })
+      .then((page) => setCount(page.items.length))
+      // The badge keeps its last count; the next refresh tries again.
+      .catch(() => {});
+    return () => controller.abort();
+  }, [version]);
+
+  useLiveRefresh(
+    ['approval_created', 'approval_decided'],
+    useCallback(() => setVersion((v) => v + 1), []),
+  );
+  return count;
+}
+
+/** The request as it stands now (after a 409, say); null when it is no longer listed. */
+export async function findApproval(approval: ApprovalView): Promise<ApprovalView | null> {
+  const list = await api.get<ItemList<ApprovalView>>(`/api/approvals?type=${enc(approval.type)}`);
+  return list.items.find((a) => a.id === approval.id) ?? null;
+}
