@@ -97,6 +97,8 @@ export class AlertService {
     const stored = await this.alerts.get(input.householdId, row.id);
     if (!stored) throw new Error('alert vanished after insert');
     const view = alertView(stored);
+    // A child's request goes out first under its own kind: the parent's notification waits on it.
+    if (input.kind === 'access_requested') this.events.publish(input.householdId, 'access_requested', view);
     this.events.publish(input.householdId, 'alert_created', view);
     return view;
   }
@@ -128,7 +130,6 @@ export class AlertService {
       linuxUsername: body.linux_username,
       payload: { reason: body.reason, message },
     });
-    this.events.publish(device.householdId, 'access_requested', view);
     return { id: view.id, kind: 'access_requested' as const, created_at: view.created_at };
   }
 

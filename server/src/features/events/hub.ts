@@ -77,8 +77,9 @@ export class EventHub {
     }
     const streams = this.streams.get(event.household_id);
     if (!streams) return;
-    const text = frame(event);
-    for (const stream of streams) if (this.visible(stream, event)) stream.res.write(text);
+    // Encoded once, written to every stream.
+    const bytes = Buffer.from(frame(event));
+    for (const stream of streams) if (this.visible(stream, event)) stream.res.write(bytes);
   }
 
   private visible(stream: Stream, event: HouseholdEvent): boolean {
