@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SimAgent } from '../../bench/src/simulator.js';
-import { Client, createPostgresDatabase } from './helpers.js';
+import { Client, createPostgresDatabase, freePort } from './helpers.js';
 
 // Redis counters outlive a run by a minute, so each run signs in under a name of its own.
 const admin = `twin${Math.random().toString(36).slice(2, 8)}`;
@@ -19,18 +18,6 @@ const skip =
     ? 'needs PostgreSQL and Redis (HEARTH_TEST_DATABASE_URL and HEARTH_TEST_REDIS_URL)'
     : undefined;
 if (skip) console.log(`# skipping the two-instance tests: ${skip}`);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 async function startInstance(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
