@@ -46,7 +46,8 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   const fallbacks: Fallback[] = [];
   installErrorHandling(app, fallbacks);
   // Cookies must be parsed before the access hook reads the session cookie.
-  await app.register(fastifyCookie);
+  // Cookies are parsed only where a session is needed (the access check does it).
+  await app.register(fastifyCookie, { hook: false });
   installAccessControl(app, {
     resolveSession: (cookie) => services.auth.resolveSession(cookie),
     resolveDevice: (token) => services.devices.resolveBearer(token),

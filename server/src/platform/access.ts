@@ -85,23 +85,7 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
   const table: DeclaredRoute[] = [];
   app.decorate('routeTable', table);
 
-  app.addHook('onRoute', (route) => {
-    let access = route.config?.access;
-    if (!access && options.publicPrefixes.some((p) => route.url.startsWith(p))) {
-      access = 'public';
-      route.config = { ...(route.config ?? {}), access };
-    }
-    if (!access) {
-      throw new Error(
-        `Route ${String(route.method)} ${route.url} declares no access (config.access); refusing to start.`,
-      );
-    }
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
-      if (method !== 'HEAD') table.push({ method, url: route.url, access });
-    }
-  });
-
-  app.addHook('onRequest', async (request) => {
+  const authenticate = async (request: FastifyRequest) => {
     const { access, ipLimit } = request.routeOptions.config;
     if (ipLimit) {
       const wait = await options.limitIp(
@@ -112,24 +96,25 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
       if (wait !== null)
         throw rateLimited(wait, 'Too many requests from this address; please wait a moment.');
     }
-
     if (access === 'bearer') {
       request.device = await authenticateBearer(request.headers.authorization, options);
       return;
     }
     if (access !== 'session' && access !== 'session:admin') return;
-    const cookie = request.cookies[SESSION_COOKIE];
+    const cookie = request.headers.cookie
+      ? app.parseCookie(request.headers.cookie)[SESSION_COOKIE]
+      : undefined;
     const auth = cookie ? await options.resolveSession(cookie) : null;
     if (!auth) throw unauthenticated();
     request.auth = auth;
     if (access === 'session:admin' && !isAdmin(auth.role)) {
       throw forbidden('Only a household owner or admin can do this.');
     }
-  });
+  };
 
   // CSRF is checked once the body is parsed, so the token may come as a form field too.
-  app.addHook('preValidation', async (request) => {
-    if (!request.auth || !STATE_CHANGING.has(request.method)) return;
+  const checkCsrf = async (request: FastifyRequest) => {
+    if (!request.auth) return;
     const header = request.headers[CSRF_HEADER];
     let token = typeof header === 'string' ? header : undefined;
     const body = request.body as Record<string, unknown> | undefined;
@@ -143,6 +128,33 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
         'csrf_failed',
         'The form has expired or is missing its security token; reload the page and try again.',
       );
+    }
+  };
+
+  const asList = <T>(hook: T | T[] | undefined): T[] =>
+    hook === undefined ? [] : Array.isArray(hook) ? hook : [hook];
+
+  // Each route gets only the checks its declaration needs: public routes pay for none.
+  app.addHook('onRoute', (route) => {
+    let access = route.config?.access;
+    if (!access && options.publicPrefixes.some((p) => route.url.startsWith(p))) {
+      access = 'public';
+      route.config = { ...(route.config ?? {}), access };
+    }
+    if (!access) {
+      throw new Error(
+        `Route ${String(route.method)} ${route.url} declares no access (config.access); refusing to start.`,
+      );
+    }
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method !== 'HEAD') table.push({ method, url: route.url, access });
+    }
+    if (access !== 'public' || route.config?.ipLimit) {
+      route.onRequest = [authenticate as never, ...asList(route.onRequest)];
+    }
+    if (access.startsWith('session') && methods.some((m) => STATE_CHANGING.has(m))) {
+      route.preValidation = [checkCsrf as never, ...asList(route.preValidation)];
     }
   });
 }
