@@ -38,10 +38,6 @@ export class SessionRepository {
     await this.db.insertInto('session').values(row).execute();
   }
 
-  find(id: string) {
-    return SessionRepository.findQuery(this.db, id).executeTakeFirst();
-  }
-
   exists(id: string) {
     return this.db.selectFrom('session').select('id').where('id', '=', id).executeTakeFirst();
   }

@@ -43,14 +43,6 @@ export class DeviceRepository {
       .executeTakeFirst();
   }
 
-  byTokenHash(hash: string) {
-    return this.db
-      .selectFrom('agent_device')
-      .selectAll()
-      .where('secure_token_hash', '=', hash)
-      .executeTakeFirst();
-  }
-
   list(householdId: string, options: { status?: string; onlyIds?: string[] } = {}) {
     let q = this.db.selectFrom('agent_device').selectAll().where('household_id', '=', householdId);
     if (options.status) q = q.where('status', '=', options.status as AgentDeviceTable['status']);
