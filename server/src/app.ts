@@ -35,6 +35,7 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   const app = Fastify({
     loggerInstance: services.log,
     bodyLimit: LIMITS.jsonBodyBytes,
+    trustProxy: config.trustProxy,
     // Per-request lines only when debugging: a busy household server should not log every poll.
     logController: new LogController({
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',

@@ -78,6 +78,11 @@ describe('configuration', () => {
     }
   });
 
+  test('HEARTH_TRUST_PROXY takes client addresses from a reverse proxy, off by default', () => {
+    assert.equal(loadConfig({ HEARTH_TRUST_PROXY: 'yes' }).trustProxy, true);
+    assert.equal(loadConfig({}).trustProxy, false);
+  });
+
   test('a port out of range is refused', () => {
     assert.throws(() => loadConfig({ HEARTH_PORT: '70000' }), /HEARTH_PORT/);
   });

@@ -11,6 +11,8 @@ export interface Config {
   bootstrapAdmin: { username: string; password: string } | null;
   agentToken: string | null;
   openSignup: boolean;
+  /** Behind a reverse proxy: take the client address and protocol from X-Forwarded-* headers. */
+  trustProxy: boolean;
   publicUrl: string | null;
   secretKey: string | null;
   fetchAllowCidrs: string[];
@@ -163,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapAdmin,
     agentToken: get('HEARTH_AGENT_TOKEN') ?? null,
     openSignup: bool('HEARTH_OPEN_SIGNUP'),
+    trustProxy: bool('HEARTH_TRUST_PROXY'),
     publicUrl: publicUrl?.replace(/\/+$/, '') ?? null,
     secretKey,
     fetchAllowCidrs,
