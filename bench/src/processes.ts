@@ -22,6 +22,8 @@ export interface Child {
   output(): string;
   /** Set once the child has exited, with its code or signal. */
   exited: Promise<string>;
+  /** How the child exited, or null while it runs. */
+  exitStatus(): string | null;
 }
 
 const OUTPUT_KEEP = 8_000;
@@ -39,22 +41,24 @@ export function spawnNode(
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  let status: string | null = null;
   const exited = new Promise<string>((resolve) => {
-    child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `code ${code}`));
-    child.once('error', (err) => resolve(`spawn error: ${err.message}`));
+    const done = (how: string) => {
+      status ??= how;
+      resolve(status);
+    };
+    child.once('exit', (code, signal) => done(signal ? `signal ${signal}` : `code ${code}`));
+    child.once('error', (err) => done(`spawn error: ${err.message}`));
   });
-  return { name, process: child, output: () => output, exited };
+  return { name, process: child, output: () => output, exited, exitStatus: () => status };
 }
 
 /** Polls `url` until it answers 200; fails early, with the child's output, when the child exits. */
 export async function waitForOk(child: Child, url: string, timeoutMs = 30_000): Promise<void> {
-  let exitedWith: string | null = null;
-  void child.exited.then((how) => {
-    exitedWith = how;
-  });
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer yet';
   while (Date.now() < deadline) {
+    const exitedWith = child.exitStatus();
     if (exitedWith)
       throw new Error(`${child.name} exited (${exitedWith}) before answering:\n${child.output()}`);
     try {

@@ -201,6 +201,12 @@ try {
   console.error(`\nbenchmark failed: ${err instanceof Error ? err.message : String(err)}`);
   if (!(err instanceof BenchError || err instanceof LoadError) && err instanceof Error && err.stack)
     console.error(err.stack);
+  // A server that died under load explains the errors better than the error count does.
+  for (const child of children) {
+    const how = child.exitStatus();
+    if (how)
+      console.error(`\n${child.name} exited during the run (${how}); its last output:\n${child.output()}`);
+  }
 } finally {
   await cleanUp();
 }

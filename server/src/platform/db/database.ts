@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
+  CompiledQuery,
   Kysely,
   type Migration,
   type MigrationProvider,
@@ -94,7 +95,13 @@ export function openDatabase(options: { databaseUrl: string | null; dataDir: str
     // One prepared statement per reader, kept for the life of the connection.
     reader: <R>(sqlText: string) => {
       const statement = raw.prepare(sqlText);
-      return async (params: readonly unknown[]) => statement.all(...params) as R[];
+      return async (params: readonly unknown[]) => {
+        // While another request holds a transaction open on the connection, wait for it through
+        // Kysely's lock rather than read its uncommitted rows.
+        if (raw.inTransaction)
+          return (await kysely.executeQuery<R>(CompiledQuery.raw(sqlText, [...params]))).rows;
+        return statement.all(...params) as R[];
+      };
     },
     ping: async () => {
       await sql`select 1`.execute(kysely);
