@@ -6,50 +6,28 @@ import { SimAgent } from '../../bench/src/simulator.ts';
 import { enrollmentToken, startTestServer, type TestServer } from '../../server/test/helpers.ts';
 import {
   assertBuilt,
+  assertFitsPhone,
+  assertNotReloaded,
   browserSkipReason,
   Client,
   closePage,
   createOwner,
   gotoLive,
   launchBrowser,
+  markPage,
   type Owner,
   openPage,
   PASSWORD,
   PHONE,
   screenshot,
+  timeUntil,
 } from './support.ts';
 
 const skip = browserSkipReason();
 
 // Changes travel over the event stream; allow a little for the request that follows an event.
-const LIVE_MS = 3000;
+const _LIVE_MS = 3000;
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
-
-async function markPage(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    (window as unknown as { hearthMark: boolean }).hearthMark = true;
-  });
-}
-
-async function assertNotReloaded(page: Page): Promise<void> {
-  const marked = await page.evaluate(() => (window as unknown as { hearthMark?: boolean }).hearthMark);
-  assert.equal(marked, true, 'the page was reloaded');
-}
-
-/** Waits until `locator` shows up and says how long that took. */
-async function timeUntil(locator: Locator, timeout = LIVE_MS): Promise<number> {
-  const started = Date.now();
-  await locator.waitFor({ timeout });
-  return Date.now() - started;
-}
-
-async function assertFitsPhone(page: Page): Promise<void> {
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(
-    width <= PHONE.width,
-    `${new URL(page.url()).pathname} is ${width}px wide on a ${PHONE.width}px phone`,
-  );
-}
 
 // A picture of one section: no passing notification, nor the fixed header over it.
 const WITHOUT_OVERLAYS =

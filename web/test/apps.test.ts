@@ -7,49 +7,29 @@ import { type Frame, SimAgent, type SimAgentOptions } from '../../bench/src/simu
 import { enrollmentToken, startTestServer, type TestServer } from '../../server/test/helpers.ts';
 import {
   assertBuilt,
+  assertFitsPhone,
+  assertNotReloaded,
   browserSkipReason,
   closePage,
   createOwner,
+  isCommand,
   launchBrowser,
+  markPage,
   type Owner,
   openPage,
   PHONE,
   screenshot,
+  timeUntil,
   waitForPath,
 } from './support.ts';
 
 const skip = browserSkipReason();
 
 // Reports reach the pages over the event stream at once; allow a little for the request that follows.
-const WITHIN_LIVE = 3000;
+const _WITHIN_LIVE = 3000;
 // A device's sync state changes when its queued command is answered, which no event announces; the
 // page asks again every few seconds while a device is waiting.
 const WITHIN_SYNC_POLL = 10_000;
-
-async function markPage(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    (window as unknown as { hearthMark: boolean }).hearthMark = true;
-  });
-}
-
-async function assertNotReloaded(page: Page): Promise<void> {
-  const marked = await page.evaluate(() => (window as unknown as { hearthMark?: boolean }).hearthMark);
-  assert.equal(marked, true, 'the page was reloaded');
-}
-
-async function timeUntil(locator: Locator, timeout = WITHIN_LIVE): Promise<number> {
-  const started = Date.now();
-  await locator.waitFor({ timeout });
-  return Date.now() - started;
-}
-
-async function assertFitsPhone(page: Page): Promise<void> {
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(
-    width <= PHONE.width,
-    `${new URL(page.url()).pathname} is ${width}px wide on a ${PHONE.width}px phone`,
-  );
-}
 
 /** Resolves once the image has loaded with real pixels. */
 async function assertIconLoaded(page: Page, img: Locator): Promise<void> {
@@ -62,7 +42,6 @@ async function assertIconLoaded(page: Page, img: Locator): Promise<void> {
   assert.ok((await img.evaluate((el) => (el as HTMLImageElement).naturalWidth)) > 0);
 }
 
-const isCommand = (command: string) => (f: Frame) => f.type === 'command_request' && f.command === command;
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Icon {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { type Frame, SimAgent } from '../../bench/src/simulator.ts';
+import type { Browser, Page } from 'playwright-core';
+import { SimAgent } from '../../bench/src/simulator.ts';
 import { defaultTasks, WorkerLoop } from '../../server/src/worker/loop.ts';
 import {
   addParent,
@@ -12,50 +12,28 @@ import {
 } from '../../server/test/helpers.ts';
 import {
   assertBuilt,
+  assertFitsPhone,
+  assertNotReloaded,
   browserSkipReason,
   type Client,
   closePage,
   createOwner,
   gotoLive,
+  isCommand,
   launchBrowser,
+  markPage,
   type Owner,
   openPage,
   PHONE,
   screenshot,
+  timeUntil,
 } from './support.ts';
 
 const skip = browserSkipReason();
 
 // Changes travel over the event stream; allow a little for the request that follows an event.
-const LIVE_MS = 3000;
+const _LIVE_MS = 3000;
 
-async function markPage(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    (window as unknown as { hearthMark: boolean }).hearthMark = true;
-  });
-}
-
-async function assertNotReloaded(page: Page): Promise<void> {
-  const marked = await page.evaluate(() => (window as unknown as { hearthMark?: boolean }).hearthMark);
-  assert.equal(marked, true, 'the page was reloaded');
-}
-
-/** Waits until `locator` shows up and says how long that took. */
-async function timeUntil(locator: Locator, timeout = LIVE_MS): Promise<number> {
-  const started = Date.now();
-  await locator.waitFor({ timeout });
-  return Date.now() - started;
-}
-
-async function assertFitsPhone(page: Page): Promise<void> {
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(
-    width <= PHONE.width,
-    `${new URL(page.url()).pathname} is ${width}px wide on a ${PHONE.width}px phone`,
-  );
-}
-
-const isCommand = (command: string) => (f: Frame) => f.type === 'command_request' && f.command === command;
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** A count card's number on the dashboard. */

@@ -2,55 +2,31 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { type Frame, SimAgent, type SimAgentOptions } from '../../bench/src/simulator.ts';
 import { addParent, enrollmentToken, startTestServer, type TestServer } from '../../server/test/helpers.ts';
 import {
   assertBuilt,
+  assertFitsPhone,
+  assertNotReloaded,
   browserSkipReason,
   closePage,
   createOwner,
+  isCommand,
   launchBrowser,
+  markPage,
   type Owner,
   openPage,
   PHONE,
   screenshot,
+  timeUntil,
   waitForPath,
 } from './support.ts';
 
 const skip = browserSkipReason();
 
 // Changes reach the pages over the event stream at once; allow a little for the request that follows.
-const WITHIN_LIVE = 3000;
-
-/** Marks the page, so a later check can tell that it was never reloaded in between. */
-async function markPage(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    (window as unknown as { hearthMark: boolean }).hearthMark = true;
-  });
-}
-
-async function assertNotReloaded(page: Page): Promise<void> {
-  const marked = await page.evaluate(() => (window as unknown as { hearthMark?: boolean }).hearthMark);
-  assert.equal(marked, true, 'the page was reloaded');
-}
-
-/** Waits until `locator` shows up and says how long that took. */
-async function timeUntil(locator: Locator, timeout = WITHIN_LIVE): Promise<number> {
-  const started = Date.now();
-  await locator.waitFor({ timeout });
-  return Date.now() - started;
-}
-
-async function assertFitsPhone(page: Page): Promise<void> {
-  const width = await page.evaluate(() => document.documentElement.scrollWidth);
-  assert.ok(
-    width <= PHONE.width,
-    `${new URL(page.url()).pathname} is ${width}px wide on a ${PHONE.width}px phone`,
-  );
-}
-
-const isCommand = (command: string) => (f: Frame) => f.type === 'command_request' && f.command === command;
+const _WITHIN_LIVE = 3000;
 
 describe('devices', { skip }, () => {
   let server: TestServer;

@@ -1,7 +1,9 @@
 // Shared parts of the admin UI browser tests: the real server, a system Chromium, signed-in pages.
+import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Frame } from '../../bench/src/simulator.ts';
 import { Client, PASSWORD, type TestServer } from '../../server/test/helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -144,3 +146,38 @@ export async function waitForPath(page: Page, pathname: string): Promise<void> {
 }
 
 export { Client, PASSWORD };
+
+// Changes reach the pages over the event stream at once; allow a little for the request that follows.
+export const WITHIN_LIVE = 3000;
+
+/** Marks the page, so a later check can tell that it was never reloaded in between. */
+export async function markPage(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    (window as unknown as { hearthMark: boolean }).hearthMark = true;
+  });
+}
+
+export async function assertNotReloaded(page: Page): Promise<void> {
+  const marked = await page.evaluate(() => (window as unknown as { hearthMark?: boolean }).hearthMark);
+  assert.equal(marked, true, 'the page was reloaded');
+}
+
+/** Waits until `locator` shows up and says how long that took. */
+export async function timeUntil(locator: Locator, timeout = WITHIN_LIVE): Promise<number> {
+  const started = Date.now();
+  await locator.waitFor({ timeout });
+  return Date.now() - started;
+}
+
+/** Nothing on the page is wider than a phone. */
+export async function assertFitsPhone(page: Page): Promise<void> {
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(
+    width <= PHONE.width,
+    `${new URL(page.url()).pathname} is ${width}px wide on a ${PHONE.width}px phone`,
+  );
+}
+
+/** Matches the agent simulator's command_request frames for one command. */
+export const isCommand = (command: string) => (f: Frame) =>
+  f.type === 'command_request' && f.command === command;
