@@ -1,48 +1,24 @@
 import { Badge, Box, Button, CloseButton, Group, Text, TextInput } from '@mantine/core';
-import { type ReactNode, type SVGProps, useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import type { AppAction, AppRule, SyncStatus } from '../api/inventory';
 import { formatMinutes, plural } from '../labels';
-import { IconAlert, IconCheck, IconClock } from './icons';
-
-type GlyphProps = SVGProps<SVGSVGElement> & { size?: number };
-
-// Line glyphs in the style of components/icons.tsx (24×24 grid, 1.8 stroke, colour from the text).
-function Glyph({ size = 20, children, ...rest }: GlyphProps & { children: ReactNode }) {
-  return (
-    <svg
-      xmlns="http://www.w3.org/2000/svg"
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...rest}
-    >
-      {children}
-    </svg>
-  );
-}
+import { Icon, IconAlert, IconCheck, IconClock, type IconProps } from './icons';
 
 /** Four tiles: an app, or apps in general. */
-export const IconApps = (p: GlyphProps) => (
-  <Glyph {...p}>
+export const IconApps = (p: IconProps) => (
+  <Icon {...p}>
     <rect x="4" y="4" width="6.5" height="6.5" rx="1.6" />
     <rect x="13.5" y="4" width="6.5" height="6.5" rx="1.6" />
     <rect x="4" y="13.5" width="6.5" height="6.5" rx="1.6" />
     <rect x="13.5" y="13.5" width="6.5" height="6.5" rx="1.6" />
-  </Glyph>
+  </Icon>
 );
 
-export const IconSearch = (p: GlyphProps) => (
-  <Glyph {...p}>
+export const IconSearch = (p: IconProps) => (
+  <Icon {...p}>
     <circle cx="10.5" cy="10.5" r="6" />
     <path d="m15 15 5 5" />
-  </Glyph>
+  </Icon>
 );
 
 /**
