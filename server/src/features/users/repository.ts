@@ -17,15 +17,6 @@ export class UserRepository {
       .executeTakeFirst();
   }
 
-  static listQuery(db: Kysely<Database>, householdId: string) {
-    return db
-      .selectFrom('managed_user')
-      .select(['id', 'name', 'overlay_age_tier', 'overlay_parent_note', 'created_at'])
-      .where('household_id', '=', householdId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc');
-  }
-
   /** Children of the household, newest first; `onlyIds` narrows to the ones a member may see. */
   list(householdId: string, onlyIds?: string[]) {
     let q = this.db
