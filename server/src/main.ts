@@ -6,10 +6,12 @@ import pino from 'pino';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { AuthService } from './features/auth/service.js';
 import { HouseholdRepository } from './features/household/repository.js';
+import { MemoryBus } from './platform/bus.js';
 import { nowIso } from './platform/clock.js';
 import { hashPassword, newId } from './platform/crypto.js';
 import { migrateToLatest, openDatabase, SchemaTooNewError } from './platform/db/database.js';
 import { MemoryCounterStore } from './platform/rate-limit.js';
+import { ReadCache } from './platform/read-cache.js';
 import { startServer } from './server.js';
 import { buildServices } from './services.js';
 import { defaultTasks, WorkerLoop } from './worker/loop.js';
@@ -62,6 +64,7 @@ async function worker(config: Config) {
   const db = openDatabase(config);
   await migrateToLatest(db);
   const services = buildServices(config, db, log as unknown as FastifyBaseLogger);
+  await services.cache.start();
   const loop = new WorkerLoop(defaultTasks(services), services.worker, log as unknown as FastifyBaseLogger);
 
   loop.start();
@@ -111,7 +114,7 @@ async function createAdmin(config: Config, args: string[]) {
       : await repo.firstHousehold();
     if (values.household && !household) throw new UsageError(`No household has id ${values.household}`);
     if (!household) {
-      const auth = new AuthService(db, new MemoryCounterStore());
+      const auth = new AuthService(db, new MemoryCounterStore(), new ReadCache(new MemoryBus()));
       await auth.createHouseholdWithOwner({ username, password, household_name: 'Home' }, false);
       console.log(`Created household "Home" with owner ${username}.`);
       return;

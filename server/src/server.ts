@@ -32,6 +32,7 @@ export async function startServer(
   }
   ensureSecretKey(config.dataDir, config.secretKey);
   const services = buildServices(config, db, log, options.timings);
+  await services.cache.start();
   await services.hub.start();
   await services.eventHub.start();
   const app = await buildApp({ config, services });

@@ -20,6 +20,7 @@ import { type Bus, MemoryBus, RedisBus } from './platform/bus.js';
 import type { Db } from './platform/db/database.js';
 import { EventPublisher } from './platform/events.js';
 import { type CounterStore, MemoryCounterStore, RedisCounterStore } from './platform/rate-limit.js';
+import { ReadCache } from './platform/read-cache.js';
 import { WorkerState } from './worker/loop.js';
 
 /** Everything a route module may call; built once per process. */
@@ -29,6 +30,8 @@ export interface Services {
   log: FastifyBaseLogger;
   bus: Bus;
   counters: CounterStore;
+  /** Hot reads kept in memory between the writes that change them. */
+  cache: ReadCache;
   events: EventPublisher;
   queue: CommandQueue;
   hub: AgentHub;
@@ -62,17 +65,18 @@ export function buildServices(
   const counters: CounterStore = redis ? new RedisCounterStore(redis) : new MemoryCounterStore();
   const bus: Bus = config.redisUrl ? new RedisBus(config.redisUrl) : new MemoryBus();
   const events = new EventPublisher(bus, log);
+  const cache = new ReadCache(bus);
   const queue = new CommandQueue(db.kysely);
-  const hub = new AgentHub(db.kysely, bus, queue, events, config, log, timings);
-  const users = new UserService(db, hub);
-  const devices = new DeviceService(db, hub, queue, events);
+  const hub = new AgentHub(db.kysely, bus, queue, events, cache, config, log, timings);
+  const users = new UserService(db, hub, cache);
+  const devices = new DeviceService(db, hub, queue, events, cache);
   const alerts = new AlertService(db.kysely, events);
   hub.on<AlertEventMessage>('alert_event', AlertEventMessage, (device, message) =>
     alerts.agentEvent(device, message),
   );
-  const auth = new AuthService(db, counters);
+  const auth = new AuthService(db, counters, cache);
   const eventHub = new EventHub(bus, log, (sessionId) => auth.sessionExists(sessionId));
-  const approvals = new ApprovalService(db, users, events);
+  const approvals = new ApprovalService(db, users, events, cache);
   const inventory = new InventoryService(db.kysely, users, devices, events);
   const appPolicy = new AppPolicyService(db.kysely, users, devices);
   // A malformed report or icon is refused with the ack the agent waits for, saying why.
@@ -118,11 +122,12 @@ export function buildServices(
     log,
     bus,
     counters,
+    cache,
     events,
     queue,
     hub,
     auth,
-    household: new HouseholdService(db.kysely),
+    household: new HouseholdService(db.kysely, cache),
     users,
     devices,
     pairing: new PairingService(db.kysely, config),
@@ -148,6 +153,7 @@ export function buildServices(
 
       await hub.close();
       await eventHub.close();
+      await cache.close();
 
       await counters.close();
       await bus.close();

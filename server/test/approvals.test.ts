@@ -239,7 +239,47 @@ for (const db of testDatabases()) {
         .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
         .where('id', '=', grant.id)
         .execute();
+      // A day passes in the database only: what the server read into memory would long have expired.
+      server.services.cache.clear();
       assert.equal((await check(agent, 'comics.example')).allowed, false);
+    });
+
+    test("an agent's next hello changes at once what its token may ask and how its device is listed", async () => {
+      const { agent, mappingId } = await pairedAgent({ agentVersion: '0.56.0', hostname: 'old-pc' });
+      await home.client.post(`/api/mappings/${mappingId}/approval-settings`, {
+        enforce_signup_approvals: true,
+      });
+      assert.equal((await check(agent, 'forum.example')).allowed, true, 'too old to enforce');
+      const unknown = await bearer(
+        agent.secureToken,
+        'GET',
+        '/api/registration/check?domain=forum.example&linux_username=newkid',
+      );
+      assert.equal(unknown.status, 400, 'an account the agent never reported');
+      await agent.stop();
+
+      const upgraded = new SimAgent({
+        url: server.wsUrl,
+        systemId: agent.systemId,
+        secureToken: agent.secureToken,
+        agentVersion: '0.57.0',
+        hostname: 'new-pc',
+        linuxUsers: [{ username: 'kid' }, { username: 'newkid' }],
+      });
+      agents.push(upgraded);
+      assert.equal((await upgraded.connect()).success, true);
+      assert.equal((await check(upgraded, 'forum.example')).allowed, false, 'the new version enforces');
+      const added = await bearer(
+        upgraded.secureToken,
+        'GET',
+        '/api/registration/check?domain=forum.example&linux_username=newkid',
+      );
+      assert.equal(added.status, 200, 'the newly reported account is known');
+      const kit = (await home.client.get('/api/users')).body.items.find(
+        (u: { id: string }) => u.id === childId,
+      );
+      const listed = kit.mappings.find((m: { system_id: string }) => m.system_id === agent.systemId);
+      assert.equal(listed.hostname, 'new-pc');
     });
 
     test('not enforced for old agents, uncovered platforms and unmapped accounts', async () => {

@@ -118,6 +118,97 @@ describe('two server instances on one PostgreSQL and Redis', { skip }, () => {
     assert.equal((await closed).code, 4403);
   });
 
+  test("what a parent changes on A, B's cached reads show at once", async () => {
+    const onA = new Client(a.url);
+    assert.equal((await onA.signIn(admin, 'twin-instance-password')).status, 200);
+    const onB = new Client(b.url);
+    onB.cookie = onA.cookie;
+    onB.csrf = onA.csrf;
+    const names = async () =>
+      ((await onB.get('/api/users')).body.items as { name: string }[]).map((u) => u.name);
+
+    // B reads (and keeps) the session and the children list; A adds a child.
+    assert.ok(!(await names()).includes('Rowan'));
+    const child = await onA.post('/api/user/create', { name: 'Rowan' });
+    assert.equal(child.status, 201);
+    assert.ok((await names()).includes('Rowan'), 'B lists the child A just created');
+    assert.equal(
+      (await onA.patch(`/managed-users/${child.body.id}/overlay`, { overlay_parent_note: 'Back soon' }))
+        .status,
+      200,
+    );
+    const rowan = (await onB.get('/api/users')).body.items.find(
+      (u: { id: string }) => u.id === child.body.id,
+    );
+    assert.equal(rowan.overlay_parent_note, 'Back soon');
+
+    // An agent paired through A, its token used on B.
+    const token = (await onA.get('/api/pairing/config')).body.enrollment_token;
+    const agent = new SimAgent({
+      url: `${a.url.replace('http', 'ws')}/ws`,
+      enrollmentToken: token,
+      linuxUsers: [{ username: 'rowan' }],
+    });
+    agents.push(agent);
+    await agent.connect();
+    const approved = agent.waitFor('pairing_approved');
+    assert.equal((await onA.post(`/api/device/approve/${agent.systemId}`)).status, 200);
+    const bearer = { authorization: `Bearer ${(await approved).secure_token}` };
+    const checkOnB = async () =>
+      onB.get('/api/registration/check?domain=games.example&linux_username=rowan', bearer);
+
+    assert.deepEqual((await checkOnB()).body, { allowed: true, pending: false, domain: 'games.example' });
+    const mapping = await onA.post(`/managed-users/${child.body.id}/mappings/add`, {
+      system_id: agent.systemId,
+      linux_username: 'rowan',
+    });
+    assert.equal(mapping.status, 201);
+    const listed = (await onB.get('/api/users')).body.items.find(
+      (u: { id: string }) => u.id === child.body.id,
+    );
+    assert.equal(listed.mappings.length, 1, 'B lists the mapping A just added');
+    await onA.post(`/api/mappings/${mapping.body.id}/approval-settings`, { enforce_signup_approvals: true });
+    assert.equal((await checkOnB()).body.allowed, false, 'the toggle on A holds on B at once');
+    const grant = await onA.post(`/api/mappings/${mapping.body.id}/approval-grants`, {
+      domain: 'games.example',
+      kind: 'persistent',
+    });
+    assert.equal((await checkOnB()).body.allowed, true, 'the grant made on A allows on B');
+    await onA.delete(`/api/mappings/${mapping.body.id}/approval-grants/${grant.body.id}`);
+    assert.equal((await checkOnB()).body.allowed, false, 'the grant revoked on A no longer allows on B');
+
+    assert.equal((await onA.post(`/api/device/${agent.systemId}/unenroll`)).status, 200);
+    const refused = await checkOnB();
+    assert.equal(refused.status, 401, 'the unenrolled device token is refused on B at once');
+    assert.equal(refused.body.error.code, 'invalid_token');
+
+    assert.equal((await onA.delete('/api/session')).status, 200);
+    const signedOut = await onB.get('/api/users');
+    assert.equal(signedOut.status, 401, 'a session ended on A ends on B at once');
+  });
+
+  test("a parent's new role on A applies to their session on B at once", async () => {
+    const owner = new Client(a.url);
+    assert.equal((await owner.signIn(admin, 'twin-instance-password')).status, 200);
+    const username = `helper${Math.random().toString(36).slice(2, 8)}`;
+    const created = await owner.post('/api/household/parents', {
+      username,
+      password: 'helper-password-long',
+      role: 'admin',
+      children: [],
+    });
+    assert.equal(created.status, 201);
+    const helper = new Client(b.url);
+    assert.equal((await helper.signIn(username, 'helper-password-long')).status, 200);
+    assert.equal((await helper.post('/api/user/create', { name: 'Sky' })).status, 201);
+    assert.equal(
+      (await owner.patch(`/api/household/parents/${created.body.id}`, { role: 'member' })).status,
+      200,
+    );
+    const denied = await helper.post('/api/user/create', { name: 'Sky again' });
+    assert.equal(denied.status, 403, 'B knows the parent is a member now');
+  });
+
   test('sign-in limits are shared: ten failures on A lock the pair on B too', async () => {
     const onA = new Client(a.url);
     for (let i = 0; i < 10; i++) assert.equal((await onA.signIn(admin, `wrong-${i}-password`)).status, 401);

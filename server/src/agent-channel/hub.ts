@@ -15,12 +15,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { Config } from '../config.js';
-import { DeviceRepository } from '../features/devices/repository.js';
+import { DeviceRepository, type DeviceRow } from '../features/devices/repository.js';
 import type { Bus } from '../platform/bus.js';
 import { nowIso } from '../platform/clock.js';
 import { newId, randomHex, safeEqual, sha256Hex } from '../platform/crypto.js';
 import type { Database } from '../platform/db/schema.js';
 import type { EventPublisher } from '../platform/events.js';
+import { cacheTags, type ReadCache } from '../platform/read-cache.js';
 import { compileStrict, describeErrors } from '../platform/validate.js';
 import type { CommandQueue } from './queue.js';
 
@@ -121,6 +122,7 @@ export class AgentHub {
     private readonly bus: Bus,
     private readonly queue: CommandQueue,
     private readonly events: EventPublisher,
+    private readonly cache: ReadCache,
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
     private readonly timings: ChannelTimings = DEFAULT_TIMINGS,
@@ -344,6 +346,7 @@ export class AgentHub {
         return;
       }
       await this.devices.update(device.system_id, { ...reported, connected_instance: this.instanceId });
+      await this.forgetChanged(device, hello);
       this.bind(conn, device.system_id, device.household_id, hello);
       this.send(conn, { type: 'auth_result', success: true, system_id: device.system_id });
       this.events.publish(device.household_id, 'device_status', {
@@ -371,6 +374,7 @@ export class AgentHub {
     if (device?.status === 'approved' && !device.secure_token_hash) {
       // Approved while it was away: the token is made now, on the instance that holds the socket.
       await this.devices.update(device.system_id, { ...reported, connected_instance: this.instanceId });
+      await this.forgetChanged(device, hello);
       this.bind(conn, device.system_id, householdId, hello, 'pending');
       return this.issueToken(conn);
     }
@@ -400,6 +404,7 @@ export class AgentHub {
         decided_at: null,
         connected_instance: this.instanceId,
       });
+      await this.forgetChanged(device, hello, true);
     }
     this.bind(conn, hello.system_id, householdId, hello, 'pending');
     this.send(conn, { type: 'pairing_status', status: 'pending' });
@@ -408,6 +413,25 @@ export class AgentHub {
       hostname: hello.hostname,
       platform: hello.platform,
     });
+  }
+
+  /**
+   * Drops cached reads this hello made stale: the device behind its token (platform, version,
+   * accounts, status) and the household's children list (which shows hostname and platform).
+   */
+  private async forgetChanged(device: DeviceRow, hello: HelloMessage, reenrolled = false): Promise<void> {
+    // Only a re-enrollment stores a new platform.
+    const named = device.hostname !== hello.hostname || (reenrolled && device.platform !== hello.platform);
+    const tags: string[] = [];
+    if (
+      reenrolled ||
+      named ||
+      device.agent_version !== hello.agent_version ||
+      device.linux_users !== JSON.stringify(hello.linux_users)
+    )
+      tags.push(cacheTags.device(device.system_id));
+    if (named) tags.push(cacheTags.children(device.household_id));
+    await this.cache.invalidate(...tags);
   }
 
   private async householdForEnrollment(token: string | undefined): Promise<string | null> {
@@ -454,6 +478,7 @@ export class AgentHub {
     if (!conn.systemId || !conn.householdId) return;
     const hex = randomHex(32);
     await this.devices.update(conn.systemId, { secure_token_hash: sha256Hex(hex), updated_at: nowIso() });
+    await this.cache.invalidate(cacheTags.device(conn.systemId));
     conn.state = 'authenticated';
     this.send(conn, { type: 'pairing_approved', system_id: conn.systemId, secure_token: hex });
     this.events.publish(conn.householdId, 'device_status', {

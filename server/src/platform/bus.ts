@@ -11,6 +11,11 @@ export type BusHandler = (message: unknown) => void;
 export interface Bus {
   publish(channel: string, message: unknown): Promise<void>;
   subscribe(channel: string, handler: BusHandler): Promise<() => Promise<void>>;
+  /**
+   * Called each time the subscription comes back after a break: messages published meanwhile are
+   * lost, so whoever keeps state from them (the read cache) starts over.
+   */
+  onReconnect(handler: () => void): void;
   close(): Promise<void>;
 }
 
@@ -34,6 +39,10 @@ export class MemoryBus implements Bus {
     };
   }
 
+  onReconnect(): void {
+    // One process: nothing is ever lost.
+  }
+
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
   }
@@ -43,13 +52,15 @@ export class RedisBus implements Bus {
   private readonly pub: Redis;
   private readonly sub: Redis;
   private readonly handlers = new Map<string, Set<BusHandler>>();
+  private readonly reconnectHandlers: (() => void)[] = [];
+  private connectedOnce = false;
 
   constructor(
     url: string,
     private readonly prefix = 'hearth:bus:',
   ) {
     this.pub = new Redis(url, { maxRetriesPerRequest: 2 });
-    this.sub = new Redis(url, { maxRetriesPerRequest: null });
+    this.sub = new Redis(url, { maxRetriesPerRequest: null, connectionName: `${prefix}sub` });
     this.sub.on('message', (channel: string, text: string) => {
       const set = this.handlers.get(channel.slice(this.prefix.length));
       if (!set) return;
@@ -61,6 +72,15 @@ export class RedisBus implements Bus {
       }
       for (const handler of set) handler(message);
     });
+    // ioredis subscribes again by itself after a reconnect; what was published meanwhile is gone.
+    this.sub.on('ready', () => {
+      if (this.connectedOnce) for (const handler of this.reconnectHandlers) handler();
+      this.connectedOnce = true;
+    });
+  }
+
+  onReconnect(handler: () => void): void {
+    this.reconnectHandlers.push(handler);
   }
 
   async publish(channel: string, message: unknown): Promise<void> {

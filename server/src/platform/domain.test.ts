@@ -41,6 +41,22 @@ describe('domain normalisation', () => {
     }
   });
 
+  test('a domain already in stored form comes back unchanged, and stored forms are stable', () => {
+    for (const input of [
+      'Example.COM',
+      'Bücher.example',
+      'xn--bcher-kva.example',
+      'a-1.b2.example',
+      '1-2.3',
+      'x.y',
+    ]) {
+      const stored = normalizeDomain(input);
+      assert.ok(stored);
+      assert.equal(normalizeDomain(stored), stored);
+    }
+    assert.equal(normalizeDomain('xn--zz.example'), null, 'an invalid punycode label is still refused');
+  });
+
   test('a domain sits under each of its parents', () => {
     assert.deepEqual(domainAndParents('a.b.example.com'), [
       'a.b.example.com',

@@ -2,12 +2,18 @@ import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+/** A hostname already in stored form, as agents send nearly every domain: nothing to convert. */
+const STORED_FORM = /^(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
+const HAS_LETTER = /[a-z-]/;
 
 /**
  * A site's domain as Hearth stores it: lower case, IDN in punycode, no port, no trailing dot. IP
  * literals are kept as given (IPv6 without brackets). Returns null for anything that is not a hostname.
  */
 export function normalizeDomain(input: string): string | null {
+  // Punycode labels are still checked by domainToASCII below, and all-digit names may be IPv4.
+  if (input.length <= 253 && STORED_FORM.test(input) && !input.includes('xn--') && HAS_LETTER.test(input))
+    return input;
   let text = input.trim().toLowerCase();
   if (!text || text.length > 300) return null;
   // Tolerate a full URL or host:port from the extension; keep only the host.

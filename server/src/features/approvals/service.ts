@@ -18,6 +18,7 @@ import type { ApprovalRequestTable } from '../../platform/db/schema.js';
 import { domainAndParents, normalizeDomain } from '../../platform/domain.js';
 import { conflict, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
+import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { UserService } from '../users/service.js';
 import { ApprovalRepository } from './repository.js';
 
@@ -63,6 +64,17 @@ function requireAccount(device: BearerDevice, linuxUsername: string): void {
   }
 }
 
+/** What the registration check needs to know about one account of one device, cached between changes. */
+interface SignupFacts {
+  mapping: { id: string; managed_user_id: string } | null;
+  /** Mapped, the toggle on, and a platform and agent version the feature covers. */
+  enforced: boolean;
+  /** The pending sign-up request of each domain. */
+  pending: ReadonlyMap<string, string>;
+  /** Grants by domain: persistent ones never end; a one-time grant until used or expired (ms). */
+  grants: readonly { domain: string; persistent: boolean; usable: boolean; expiresAt: number }[];
+}
+
 type RequestRow = NonNullable<Awaited<ReturnType<ApprovalRepository['getRequest']>>>;
 
 function parseObject(text: string): Record<string, unknown> {
@@ -97,45 +109,44 @@ export function approvalView(row: RequestRow): ApprovalView {
 /** Sign-up approvals (SPEC "States and transitions"), the other approval requests, grants and the online account audit. */
 export class ApprovalService {
   private readonly repo: ApprovalRepository;
-  // The registration check runs on every sign-up-looking page: two prepared reads after the token's.
+  // The registration check runs on every sign-up-looking page: its facts come from the cache, or
+  // from three prepared reads that are then kept until a change to the mapping or device.
   private readonly mappingOfAccount: Prepared<
-    'system' | 'account' | 'type' | 'domain' | 'status',
-    {
-      id: string;
-      managed_user_id: string;
-      enforce_signup_approvals: number | undefined;
-      pending_id: string | null;
-    }
+    'system' | 'account',
+    { id: string; managed_user_id: string; enforce_signup_approvals: number | undefined }
+  >;
+  private readonly pendingOfMapping: Prepared<
+    'mapping' | 'type' | 'status',
+    { id: string; domain: string | null }
   >;
   private readonly grantsOfMapping: Prepared<
     'mapping' | 'type',
     { domain: string | null; kind: string; expires_at: string | null; consumed_at: string | null }
   >;
+  private readonly cachedFacts: CacheSpace<SignupFacts>;
 
   constructor(
     database: Db,
     private readonly users: UserService,
     private readonly events: EventPublisher,
+    private readonly cache: ReadCache,
   ) {
     this.repo = new ApprovalRepository(database.kysely);
-    // The mapping and, in the same statement, the pending request for the domain (at most one: a
-    // partial unique index keeps it so).
+    this.cachedFacts = cache.space('signup');
     this.mappingOfAccount = new Prepared(database, (k, p) =>
       k
-        .selectFrom('device_mapping as m')
-        .select(['m.id', 'm.managed_user_id', 'm.enforce_signup_approvals'])
-        .select((eb) =>
-          eb
-            .selectFrom('approval_request as r')
-            .select('r.id')
-            .whereRef('r.mapping_id', '=', 'm.id')
-            .where('r.type', '=', p('type') as 'site_signup')
-            .where('r.domain', '=', p('domain'))
-            .where('r.status', '=', p('status') as 'pending')
-            .as('pending_id'),
-        )
-        .where('m.system_id', '=', p('system'))
-        .where('m.linux_username', '=', p('account')),
+        .selectFrom('device_mapping')
+        .select(['id', 'managed_user_id', 'enforce_signup_approvals'])
+        .where('system_id', '=', p('system'))
+        .where('linux_username', '=', p('account')),
+    );
+    this.pendingOfMapping = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('approval_request')
+        .select(['id', 'domain'])
+        .where('mapping_id', '=', p('mapping'))
+        .where('type', '=', p('type') as 'site_signup')
+        .where('status', '=', p('status') as 'pending'),
     );
     this.grantsOfMapping = new Prepared(database, (k, p) =>
       k
@@ -158,33 +169,57 @@ export class ApprovalService {
     return { allowed: state.allowed, pending: state.pendingId !== null, domain };
   }
 
-  private async signupState(device: BearerDevice, linuxUsername: string, domain: string) {
-    const mapping = await this.mappingOfAccount.first({
-      system: device.systemId,
-      account: linuxUsername,
-      type: 'site_signup',
-      domain,
-      status: 'pending',
+  /** Kept under the device's tag too, so a new agent version or platform is seen at once. */
+  private signupFacts(device: BearerDevice, linuxUsername: string): Promise<SignupFacts> {
+    const systemId = device.systemId;
+    return this.cachedFacts.load(`${systemId}|${linuxUsername}`, async () => {
+      const row = await this.mappingOfAccount.first({ system: systemId, account: linuxUsername });
+      if (!row) {
+        const value = { mapping: null, enforced: false, pending: new Map(), grants: [] };
+        return { value, tags: [cacheTags.device(systemId)] };
+      }
+      const [pending, grants] = await Promise.all([
+        this.pendingOfMapping.all({ mapping: row.id, type: 'site_signup', status: 'pending' }),
+        this.grantsOfMapping.all({ mapping: row.id, type: 'site_signup' }),
+      ]);
+      const value: SignupFacts = {
+        mapping: { id: row.id, managed_user_id: row.managed_user_id },
+        enforced:
+          Number(row.enforce_signup_approvals) === 1 && signupSupported(device.platform, device.agentVersion),
+        pending: new Map(pending.flatMap((r) => (r.domain ? [[r.domain, r.id] as const] : []))),
+        grants: grants.flatMap((g) =>
+          g.domain
+            ? [
+                {
+                  domain: g.domain,
+                  persistent: g.kind === 'persistent',
+                  usable: !g.consumed_at,
+                  expiresAt: g.expires_at ? Date.parse(g.expires_at) : Number.POSITIVE_INFINITY,
+                },
+              ]
+            : [],
+        ),
+      };
+      return { value, tags: [cacheTags.device(systemId), cacheTags.mapping(row.id)] };
     });
+  }
+
+  private async signupState(device: BearerDevice, linuxUsername: string, domain: string) {
+    const { mapping, enforced, pending, grants } = await this.signupFacts(device, linuxUsername);
     // Not enforced: an account of no child, a platform or agent the feature does not cover, or the toggle off.
-    if (
-      !mapping ||
-      !signupSupported(device.platform, device.agentVersion) ||
-      !Number(mapping.enforce_signup_approvals)
-    ) {
-      return { allowed: true, pendingId: null, mapping };
-    }
-    const covering = new Set(domainAndParents(domain));
-    const now = nowIso();
-    const grants = await this.grantsOfMapping.all({ mapping: mapping.id, type: 'site_signup' });
+    if (!enforced) return { allowed: true, pendingId: null, mapping };
+    const now = Date.now();
+    const covering = grants.length ? domainAndParents(domain) : [];
     const live = grants.some(
-      (g) =>
-        g.domain !== null &&
-        covering.has(g.domain) &&
-        (g.kind === 'persistent' || (!g.consumed_at && (!g.expires_at || g.expires_at > now))),
+      (g) => covering.includes(g.domain) && (g.persistent || (g.usable && g.expiresAt > now)),
     );
     if (live) return { allowed: true, pendingId: null, mapping };
-    return { allowed: false, pendingId: mapping.pending_id ?? null, mapping };
+    return { allowed: false, pendingId: pending.get(domain) ?? null, mapping };
+  }
+
+  /** Drops the cached sign-up facts of a mapping after a change to its settings, requests or grants. */
+  private forgetMapping(mappingId: string | null | undefined): Promise<void> {
+    return mappingId ? this.cache.invalidate(cacheTags.mapping(mappingId)) : Promise.resolve();
   }
 
   async requestSignup(
@@ -228,6 +263,7 @@ export class ApprovalService {
       if (existing) return { created: false, view: { id: existing.id, status: 'pending' } };
       throw err;
     }
+    await this.forgetMapping(mapping.id);
     await this.announce(device.householdId, row.id, 'approval_created');
     return { created: true, view: { id: row.id, status: 'pending' } };
   }
@@ -278,6 +314,7 @@ export class ApprovalService {
       grant: null,
     };
     await this.repo.insertRequest(row);
+    await this.forgetMapping(row.mapping_id);
     await this.announce(device.householdId, row.id, 'approval_created');
     return { created: true, view: { id: row.id, status: 'pending' } };
   }
@@ -309,7 +346,10 @@ export class ApprovalService {
       last_active_at: at,
     });
     // The first login after a one-time approval uses the approval up.
-    if (mapping) await this.repo.consumeOnceGrants(mapping.id, domainAndParents(domain), at);
+    if (mapping) {
+      await this.repo.consumeOnceGrants(mapping.id, domainAndParents(domain), at);
+      await this.forgetMapping(mapping.id);
+    }
     const row = await this.repo.getOnlineAccount(device.householdId, ownerKey, domain, username);
     if (!row) throw new Error('online account vanished after upsert');
     return { ...row, managed_user_name: row.managed_user_name ?? null };
@@ -405,6 +445,7 @@ export class ApprovalService {
         consumed_at: null,
       });
     }
+    await this.forgetMapping(row.mapping_id);
     await this.announce(actor.householdId, id, 'approval_decided');
     return this.view(actor, id);
   }
@@ -422,6 +463,7 @@ export class ApprovalService {
     ) {
       throw conflict('This request was decided meanwhile.');
     }
+    await this.forgetMapping(row.mapping_id);
     await this.announce(actor.householdId, id, 'approval_decided');
     return this.view(actor, id);
   }
@@ -444,6 +486,7 @@ export class ApprovalService {
     let enforce = mapping.enforce_signup_approvals === 1;
     if (change) {
       await this.repo.setEnforce(mappingId, change.enforce_signup_approvals);
+      await this.forgetMapping(mappingId);
       enforce = change.enforce_signup_approvals;
     }
     return {
@@ -479,6 +522,7 @@ export class ApprovalService {
       consumed_at: null,
     };
     await this.repo.insertGrant(row);
+    await this.forgetMapping(mappingId);
     return {
       id: row.id,
       domain,
@@ -493,6 +537,7 @@ export class ApprovalService {
   async removeGrant(actor: SessionAuth, mappingId: string, grantId: string) {
     await this.requireMapping(actor, mappingId, 'manage');
     if (!(await this.repo.deleteGrant(mappingId, grantId))) throw notFound('The grant');
+    await this.forgetMapping(mappingId);
     return { id: grantId, deleted: true };
   }
 

@@ -8,6 +8,7 @@ import { Prepared } from '../../platform/db/prepared.js';
 import type { Database } from '../../platform/db/schema.js';
 import { conflict, HttpError, invalidRequest, rateLimited } from '../../platform/errors.js';
 import type { CounterStore } from '../../platform/rate-limit.js';
+import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import { HouseholdRepository } from '../household/repository.js';
 import { SessionRepository, type SessionRow } from './repository.js';
 
@@ -15,6 +16,12 @@ const SIGN_IN_WINDOW_MS = 60_000;
 const IDLE_MS = LIMITS.sessionIdleDays * 24 * 60 * 60 * 1000;
 /** last_seen_at is refreshed at most this often, so a busy dashboard does not write on every request. */
 const TOUCH_EVERY_MS = 5 * 60 * 1000;
+
+/** A session as cached: what the access check needs, and when it was last recorded as seen. */
+interface CachedSession {
+  auth: SessionAuth;
+  lastSeen: number;
+}
 
 export interface IssuedSession {
   cookie: string;
@@ -29,11 +36,15 @@ export class AuthService {
   private readonly households: HouseholdRepository;
   /** Every authenticated request looks its session up: a prepared read. */
   private readonly findSession: Prepared<'id', SessionRow>;
+  /** Sessions by cookie; sign-out and changes to the parent invalidate them (see ReadCache). */
+  private readonly cachedSessions: CacheSpace<CachedSession>;
 
   constructor(
     database: Db,
     private readonly counters: CounterStore,
+    private readonly cache: ReadCache,
   ) {
+    this.cachedSessions = cache.space('session');
     this.db = database.kysely;
     this.sessions = new SessionRepository(this.db);
     this.households = new HouseholdRepository(this.db);
@@ -130,25 +141,46 @@ export class AuthService {
 
   async resolveSession(cookie: string): Promise<SessionAuth | null> {
     if (cookie.length > 128) return null;
+    // Kept by the cookie itself, so a cached session costs no hashing; the database knows only its hash.
+    const session = this.cachedSessions.get(cookie) ?? (await this.loadSession(cookie));
+    if (!session) return null;
+    const now = Date.now();
+    if (now - session.lastSeen > TOUCH_EVERY_MS) {
+      session.lastSeen = now;
+      await this.sessions.touch(session.auth.sessionId, new Date(now).toISOString());
+    }
+    return session.auth;
+  }
+
+  private async loadSession(cookie: string): Promise<CachedSession | null> {
     const id = sha256Hex(cookie);
+    const generation = this.cachedSessions.generation();
     const row = await this.findSession.first({ id });
     if (!row) return null;
     const lastSeen = Date.parse(row.last_seen_at);
-    const now = Date.now();
-    if (now - lastSeen > IDLE_MS) {
+    if (Date.now() - lastSeen > IDLE_MS) {
       await this.sessions.delete(id);
       return null;
     }
-    if (now - lastSeen > TOUCH_EVERY_MS) await this.sessions.touch(id, new Date(now).toISOString());
-    return {
-      sessionId: row.session_id,
-      parentId: row.parent_id,
-      username: row.username,
-      householdId: row.household_id,
-      householdName: row.household_name,
-      role: row.role as ParentRole,
-      csrfToken: row.csrf_token,
+    const session: CachedSession = {
+      lastSeen,
+      auth: {
+        sessionId: row.session_id,
+        parentId: row.parent_id,
+        username: row.username,
+        householdId: row.household_id,
+        householdName: row.household_name,
+        role: row.role as ParentRole,
+        csrfToken: row.csrf_token,
+      },
     };
+    this.cachedSessions.put(
+      cookie,
+      session,
+      [cacheTags.session(id), cacheTags.parent(row.parent_id)],
+      generation,
+    );
+    return session;
   }
 
   async sessionExists(sessionId: string): Promise<boolean> {
@@ -157,6 +189,7 @@ export class AuthService {
 
   async signOut(sessionId: string): Promise<void> {
     await this.sessions.delete(sessionId);
+    await this.cache.invalidate(cacheTags.session(sessionId));
   }
 
   async pruneIdleSessions(): Promise<number> {

@@ -16,6 +16,7 @@ import { Prepared } from '../../platform/db/prepared.js';
 
 import { conflict, forbidden, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
+import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import { UserRepository } from '../users/repository.js';
 import { DeviceRepository, type DeviceRow, parseLinuxUsers } from './repository.js';
 
@@ -31,13 +32,17 @@ export class DeviceService {
     'hash',
     Pick<DeviceRow, 'system_id' | 'household_id' | 'platform' | 'agent_version' | 'linux_users' | 'status'>
   >;
+  /** Devices by token; any change to what `resolveBearer` reads invalidates the device's tag. */
+  private readonly cachedBearers: CacheSpace<BearerDevice>;
 
   constructor(
     database: Db,
     private readonly hub: AgentHub,
     private readonly queue: CommandQueue,
     private readonly events: EventPublisher,
+    private readonly cache: ReadCache,
   ) {
+    this.cachedBearers = cache.space('bearer');
     const db = database.kysely;
     this.devices = new DeviceRepository(db);
     this.users = new UserRepository(db);
@@ -113,6 +118,7 @@ export class DeviceService {
     };
     if (!(await this.devices.transition(systemId, ['pending'], changes)))
       throw conflict('This device is not waiting for a decision.');
+    await this.cache.invalidate(cacheTags.device(systemId));
     await this.hub.notifyDecision(systemId, 'approved');
     this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'approved' });
     return { system_id: systemId, status: 'approved' };
@@ -131,6 +137,7 @@ export class DeviceService {
     ) {
       throw conflict('This device is not waiting for a decision.');
     }
+    await this.cache.invalidate(cacheTags.device(systemId));
     await this.hub.notifyDecision(systemId, 'rejected');
     this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'rejected' });
     return { system_id: systemId, status: 'rejected' };
@@ -150,6 +157,8 @@ export class DeviceService {
     ) {
       throw conflict('Only an approved device can be unenrolled.');
     }
+    // The token stops working at once, on every instance.
+    await this.cache.invalidate(cacheTags.device(systemId));
     await this.queue.enqueue(systemId, 'unenroll', {});
     await this.hub.notifyDecision(systemId, 'unenrolled');
     this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'unenrolled' });
@@ -215,15 +224,22 @@ export class DeviceService {
 
   /** Bearer authentication: only an approved device's current token counts. */
   async resolveBearer(token: string): Promise<BearerDevice | null> {
+    // Kept by the token itself, so a cached device costs no hashing; the database knows only its hash.
+    const cached = this.cachedBearers.get(token);
+    if (cached) return cached;
+    const generation = this.cachedBearers.generation();
     const row = await this.byToken.first({ hash: sha256Hex(token) });
+    // Unknown and revoked tokens are not kept: only approved devices are.
     if (row?.status !== 'approved') return null;
-    return {
+    const device: BearerDevice = {
       systemId: row.system_id,
       householdId: row.household_id,
       platform: row.platform,
       agentVersion: row.agent_version,
       linuxUsers: parseLinuxUsers(row.linux_users).map((u) => u.username),
     };
+    this.cachedBearers.put(token, device, [cacheTags.device(row.system_id)], generation);
+    return device;
   }
 
   /** What an agent may cache about its own accounts: which child each is, and their Hearth Space card. */

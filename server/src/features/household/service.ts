@@ -11,6 +11,7 @@ import { creationIso, nowIso } from '../../platform/clock.js';
 import { hashPassword, newId } from '../../platform/crypto.js';
 import type { Database } from '../../platform/db/schema.js';
 import { conflict, forbidden, notFound } from '../../platform/errors.js';
+import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import { SessionRepository } from '../auth/repository.js';
 import { usernameKey } from '../auth/service.js';
 import { UserRepository } from '../users/repository.js';
@@ -19,7 +20,10 @@ import { HouseholdRepository } from './repository.js';
 export class HouseholdService {
   private readonly repo: HouseholdRepository;
 
-  constructor(private readonly db: Kysely<Database>) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly cache: ReadCache,
+  ) {
     this.repo = new HouseholdRepository(db);
   }
 
@@ -127,6 +131,8 @@ export class HouseholdService {
       // A new password signs the parent out everywhere else.
       if (passwordHash) await new SessionRepository(trx).deleteForParent(id, actor.sessionId);
     });
+    // Their sessions carry the role, and a new password ended all but the actor's.
+    await this.cache.invalidate(cacheTags.parent(id));
     return this.getParent(actor, id);
   }
 }

@@ -18,6 +18,7 @@ import { Prepared } from '../../platform/db/prepared.js';
 import type { ManagedUserTable } from '../../platform/db/schema.js';
 
 import { conflict, forbidden, notFound } from '../../platform/errors.js';
+import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import { DeviceRepository, parseLinuxUsers } from '../devices/repository.js';
 import { UserRepository } from './repository.js';
 
@@ -48,11 +49,15 @@ export class UserService {
   // The children list is the dashboard's most frequent read: prepared, two statements for a household.
   /** Children with their mappings in one statement: one row per mapping (or one for a child without). */
   private readonly householdChildren: Prepared<'household', ChildWithMappingRow>;
+  /** Every child of a household with mappings, as owners and admins see it (read-only: never mutate). */
+  private readonly cachedChildren: CacheSpace<ManagedUserView[]>;
 
   constructor(
     database: Db,
     private readonly hub: Pick<AgentHub, 'isOnline'>,
+    private readonly cache: ReadCache,
   ) {
+    this.cachedChildren = cache.space('children');
     const db = database.kysely;
     this.users = new UserRepository(db);
     this.devices = new DeviceRepository(db);
@@ -104,30 +109,11 @@ export class UserService {
 
   async list(actor: SessionAuth): Promise<ManagedUserView[]> {
     if (isAdmin(actor.role)) {
-      const views: ManagedUserView[] = [];
-      for (const row of await this.householdChildren.all({ household: actor.householdId })) {
-        let view = views[views.length - 1];
-        if (view?.id !== row.id) {
-          view = {
-            id: row.id,
-            name: row.name,
-            overlay_age_tier: row.overlay_age_tier,
-            overlay_parent_note: row.overlay_parent_note,
-            mappings: [],
-          };
-          views.push(view);
-        }
-        if (row.mapping_id && row.system_id && row.linux_username) {
-          view.mappings.push({
-            id: row.mapping_id,
-            system_id: row.system_id,
-            hostname: row.hostname,
-            platform: row.platform,
-            linux_username: row.linux_username,
-          });
-        }
-      }
-      return views;
+      const household = actor.householdId;
+      return this.cachedChildren.load(household, async () => ({
+        value: await this.readHouseholdChildren(household),
+        tags: [cacheTags.children(household)],
+      }));
     }
     const rows = await this.users.list(actor.householdId, await this.users.viewableIds(actor.parentId));
     const mappings = await this.users.mappingsOf(rows.map((r) => r.id));
@@ -150,6 +136,33 @@ export class UserService {
       overlay_parent_note: r.overlay_parent_note,
       mappings: byUser.get(r.id) ?? [],
     }));
+  }
+
+  private async readHouseholdChildren(householdId: string): Promise<ManagedUserView[]> {
+    const views: ManagedUserView[] = [];
+    for (const row of await this.householdChildren.all({ household: householdId })) {
+      let view = views[views.length - 1];
+      if (view?.id !== row.id) {
+        view = {
+          id: row.id,
+          name: row.name,
+          overlay_age_tier: row.overlay_age_tier,
+          overlay_parent_note: row.overlay_parent_note,
+          mappings: [],
+        };
+        views.push(view);
+      }
+      if (row.mapping_id && row.system_id && row.linux_username) {
+        view.mappings.push({
+          id: row.mapping_id,
+          system_id: row.system_id,
+          hostname: row.hostname,
+          platform: row.platform,
+          linux_username: row.linux_username,
+        });
+      }
+    }
+    return views;
   }
 
   async get(actor: SessionAuth, id: string): Promise<ManagedUserView> {
@@ -182,6 +195,7 @@ export class UserService {
       updated_at: at,
     };
     await this.users.insert(row);
+    await this.cache.invalidate(cacheTags.children(actor.householdId));
     return {
       id: row.id,
       name: row.name,
@@ -197,7 +211,10 @@ export class UserService {
     if (body.overlay_age_tier !== undefined) changes.overlay_age_tier = body.overlay_age_tier;
     const note = cleanNote(body.overlay_parent_note);
     if (note !== undefined) changes.overlay_parent_note = note;
-    if (Object.keys(changes).length) await this.users.updateOverlay(id, { ...changes, updated_at: nowIso() });
+    if (Object.keys(changes).length) {
+      await this.users.updateOverlay(id, { ...changes, updated_at: nowIso() });
+      await this.cache.invalidate(cacheTags.children(actor.householdId));
+    }
     const next = { ...child, ...changes };
     return {
       id: next.id,
@@ -235,6 +252,8 @@ export class UserService {
         throw conflict('This account on this device is already mapped.');
       throw err;
     }
+    // The household's list shows the mapping; the device's accounts now belong to a child.
+    await this.cache.invalidate(cacheTags.children(actor.householdId), cacheTags.device(device.system_id));
     return {
       id: row.id,
       system_id: row.system_id,
