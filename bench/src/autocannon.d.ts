@@ -12,6 +12,20 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string | Buffer;
       title?: string;
+      /** A sequence of requests each connection cycles through. */
+      requests?: Request[];
+    }
+
+    interface RequestParams {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string | Buffer;
+    }
+
+    /** One step of a request sequence; `setupRequest` may rewrite each request before it is sent. */
+    interface Request extends RequestParams {
+      setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams;
     }
 
     /** Percentiles of one statistic (latency in ms, requests and bytes per second). */

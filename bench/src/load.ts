@@ -2,17 +2,21 @@ import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 
 export interface LoadOptions {
-  /** Measured seconds. */
+  /** Measured seconds per target in each round. */
   duration: number;
   /** Seconds of the same load, run first and thrown away (JIT, statement cache, connection setup). */
   warmup: number;
   connections: number;
+  /** Rounds of measuring every target in turn (see `measureInTurns`). */
+  rounds: number;
 }
 
 export interface Target {
   label: string;
   url: string;
   headers?: Record<string, string>;
+  /** autocannon's request sequence, e.g. to rotate a header per request. */
+  requests?: autocannon.Request[];
 }
 
 export interface Measurement {
@@ -26,7 +30,7 @@ export interface Measurement {
 
 export class LoadError extends Error {}
 
-/** Reads BENCH_DURATION / BENCH_WARMUP (seconds) and BENCH_CONNECTIONS, or the defaults. */
+/** Reads BENCH_DURATION / BENCH_WARMUP (seconds), BENCH_CONNECTIONS and BENCH_ROUNDS, or the defaults. */
 export function loadOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadOptions {
   const positive = (key: string, fallback: number, integer: boolean, allowZero = false) => {
     const text = env[key]?.trim();
@@ -41,16 +45,23 @@ export function loadOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadOp
     return value;
   };
   return {
-    duration: positive('BENCH_DURATION', 10, false),
+    duration: positive('BENCH_DURATION', 4, false),
     warmup: positive('BENCH_WARMUP', 2, false, true),
     connections: positive('BENCH_CONNECTIONS', 50, true),
+    rounds: positive('BENCH_ROUNDS', 5, true),
   };
 }
 
 /** Runs autocannon once and fails unless every response was a 2xx and nothing errored. */
 async function fire(target: Target, connections: number, duration: number) {
   const micros = createHistogram();
-  const instance = autocannon({ url: target.url, connections, duration, headers: target.headers ?? {} });
+  const instance = autocannon({
+    url: target.url,
+    connections,
+    duration,
+    headers: target.headers ?? {},
+    ...(target.requests ? { requests: target.requests } : {}),
+  });
   instance.on('response', (_client, _status, _bytes, responseTimeMs) => {
     micros.record(Math.max(1, Math.round(responseTimeMs * 1000)));
   });
@@ -71,15 +82,62 @@ async function fire(target: Target, connections: number, duration: number) {
   return { result, micros };
 }
 
-/** Warm-up, then the measured run, against one target. */
-export async function measure(target: Target, options: LoadOptions): Promise<Measurement> {
-  if (options.warmup > 0) await fire(target, options.connections, options.warmup);
-  const { result, micros } = await fire(target, options.connections, options.duration);
-  return {
-    label: target.label,
-    requestsPerSecond: result.requests.average,
-    latencyP50: micros.percentile(50) / 1000,
-    latencyP99: micros.percentile(99) / 1000,
-    requests: result['2xx'],
-  };
+/** A target's figures over all rounds, with its rate in each round. */
+export interface TurnMeasurement extends Measurement {
+  perRound: number[];
+}
+
+/**
+ * Warms every target up, then measures them in turn, round after round. This machine's speed drifts
+ * (a shared host), so targets measured one after the other in single long runs compare the machine
+ * at two moments as much as the targets; taking turns lets a drift touch them all alike, and the
+ * per-round ratios show how much it moved. `watch` is told when each measured run starts and ends.
+ */
+export async function measureInTurns(
+  targets: Target[],
+  options: LoadOptions,
+  watch: {
+    before?: (index: number) => void;
+    after?: (index: number) => void;
+    round?: (n: number) => void;
+  } = {},
+): Promise<TurnMeasurement[]> {
+  if (options.warmup > 0)
+    for (const target of targets) await fire(target, options.connections, options.warmup);
+  const totals = targets.map(() => ({ micros: createHistogram(), requests: 0, perRound: [] as number[] }));
+  for (let round = 1; round <= options.rounds; round++) {
+    watch.round?.(round);
+    for (const [index, target] of targets.entries()) {
+      const total = totals[index];
+      if (!total) continue;
+      watch.before?.(index);
+      const { result, micros } = await fire(target, options.connections, options.duration);
+      watch.after?.(index);
+      total.micros.add(micros);
+      total.requests += result['2xx'];
+      total.perRound.push(result.requests.average);
+    }
+  }
+  return targets.map((target, index) => {
+    const total = totals[index] ?? { micros: createHistogram(), requests: 0, perRound: [] };
+    return {
+      label: target.label,
+      requestsPerSecond: total.perRound.reduce((a, b) => a + b, 0) / Math.max(1, total.perRound.length),
+      latencyP50: total.micros.percentile(50) / 1000,
+      latencyP99: total.micros.percentile(99) / 1000,
+      requests: total.requests,
+      perRound: total.perRound,
+    };
+  });
+}
+
+/** Each round's rate of `measured` over `baseline`'s in the same round. */
+export function roundRatios(measured: TurnMeasurement, baseline: TurnMeasurement): number[] {
+  return measured.perRound.map((rate, i) => rate / (baseline.perRound[i] ?? Number.NaN));
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }

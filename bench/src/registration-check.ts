@@ -2,7 +2,6 @@
 // bare Fastify route answering the same JSON, in one run. `npm run bench:registration` runs it.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import {
   cleanEnv,
   type Hearth,
@@ -14,34 +13,28 @@ import {
   startHearth,
   writeResult,
 } from './hearth-fixture.js';
+import { loadOptionsFromEnv, measureInTurns, median, roundRatios, type Target } from './load.js';
 import { type Child, freePort, spawnNode, stopChild, waitForOk } from './processes.js';
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const OPTIONS = loadOptionsFromEnv();
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000);
 const QUERY = '/api/registration/check?domain=games.example.com&linux_username=kid';
 
 /** Each request carries the next device's token in turn, as many devices would (each may send 600 a minute). */
-async function load(url: string, tokens: string[]) {
+function rotating(label: string, url: string, tokens: string[]): Target {
   let next = 0;
-  const requests = [
-    {
-      setupRequest: (req: { headers?: Record<string, string> }) => {
-        req.headers = { ...req.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` };
-        return req;
-      },
-    },
-  ];
-  await autocannon({ url, requests, connections: CONNECTIONS, duration: 2 } as autocannon.Options);
-  const r = await autocannon({
+  return {
+    label,
     url,
-    requests,
-    connections: CONNECTIONS,
-    duration: DURATION,
-  } as autocannon.Options);
-  if (r.non2xx || r.errors)
-    throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors ${JSON.stringify(r.statusCodeStats)}`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total ?? 0 };
+    requests: [
+      {
+        setupRequest: (req) => ({
+          ...req,
+          headers: { ...req.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` },
+        }),
+      },
+    ],
+  };
 }
 
 run(async () => {
@@ -74,20 +67,31 @@ process.once('SIGTERM', () => app.close().then(() => process.exit(0)));
     await waitForOk(bare, `http://127.0.0.1:${barePort}/api/registration/check`);
 
     // The bare route gets the same rotating Authorization headers, so the load generator does the same work.
-    const baseline = await load(`http://127.0.0.1:${barePort}${QUERY}`, tokens);
-    const measured = await load(`${hearth.baseUrl}${QUERY}`, tokens);
+    const [baseline, measured] = await measureInTurns(
+      [
+        rotating('bare', `http://127.0.0.1:${barePort}${QUERY}`, tokens),
+        rotating('check', `${hearth.baseUrl}${QUERY}`, tokens),
+      ],
+      OPTIONS,
+      { round: (n) => console.log(`# round ${n} of ${OPTIONS.rounds}`) },
+    );
+    if (!baseline || !measured) throw new Error('no measurement');
+    const ratios = roundRatios(measured, baseline);
+    const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+    const ms = (x: number) => x.toFixed(2);
     writeResult('registration-check', [
       '# GET /api/registration/check against a bare route',
       '',
       '| route | requests/s | p50 (ms) | p99 (ms) | requests |',
       '| --- | ---: | ---: | ---: | ---: |',
-      `| bare Fastify route, same JSON | ${baseline.rps.toFixed(0)} | ${baseline.p50} | ${baseline.p99} | ${baseline.total.toLocaleString('en')} |`,
-      `| GET /api/registration/check (bearer, ${DEVICES} devices in turn; enforced, no grant) | ${measured.rps.toFixed(0)} | ${measured.p50} | ${measured.p99} | ${measured.total.toLocaleString('en')} |`,
+      `| bare Fastify route, same JSON | ${baseline.requestsPerSecond.toFixed(0)} | ${ms(baseline.latencyP50)} | ${ms(baseline.latencyP99)} | ${baseline.requests.toLocaleString('en')} |`,
+      `| GET /api/registration/check (bearer, ${DEVICES} devices in turn; enforced, no grant) | ${measured.requestsPerSecond.toFixed(0)} | ${ms(measured.latencyP50)} | ${ms(measured.latencyP99)} | ${measured.requests.toLocaleString('en')} |`,
       '',
-      `Check / bare: **${((100 * measured.rps) / baseline.rps).toFixed(1)} %** (target ≥ 70 %); p99 ${measured.p99} ms (target < 5 ms).`,
+      `Check / bare: **${pct(measured.requestsPerSecond / baseline.requestsPerSecond)}** (target ≥ 70 %); p99 ${ms(measured.latencyP99)} ms (target < 5 ms).`,
+      `Round by round: ${ratios.map(pct).join(', ')} (median ${pct(median(ratios))}).`,
       '',
       ...provenance(),
-      `- Server: compiled server/dist, SQLite, log level warn, no worker; autocannon ${CONNECTIONS} connections in the benchmark process, 2 s warm-up, ${DURATION} s measured; requests rotate over ${DEVICES} device tokens so none passes its 600-a-minute bearer limit.`,
+      `- Server: compiled server/dist, SQLite, log level warn, no worker; autocannon ${OPTIONS.connections} connections in the benchmark process; a ${OPTIONS.warmup} s warm-up per route, then ${OPTIONS.rounds} rounds in which the two routes take turns for ${OPTIONS.duration} s each (requests/s: mean of the rounds; latencies over all rounds); requests rotate over ${DEVICES} device tokens so none passes its 600-a-minute bearer limit.`,
     ]);
   } finally {
     if (bare) await stopChild(bare);

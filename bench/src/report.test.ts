@@ -8,6 +8,7 @@ const measured = (label: string, requestsPerSecond: number, otherCpu: number | n
   latencyP50: 1.234,
   latencyP99: 9.876,
   requests: requestsPerSecond * 10,
+  perRound: [requestsPerSecond * 0.9, requestsPerSecond, requestsPerSecond * 1.1],
   otherCpu,
 });
 
@@ -17,7 +18,7 @@ const run = (usersPerSecond: number, otherCpu: number | null = 0.02): UsersVsBar
   healthz: measured('healthz', 30_000),
   server: 'compiled server/dist',
   revision: 'abc1234',
-  options: { duration: 10, warmup: 2, connections: 50 },
+  options: { duration: 4, warmup: 2, connections: 50, rounds: 3 },
   machine: { cpu: 'Test CPU', cores: 2, memoryGiB: 24, node: 'v20.19.0', platform: 'Linux 6 x64' },
   date: new Date('2025-01-02T03:04:05Z'),
 });
@@ -34,6 +35,16 @@ test('reports each route as a table row with rounded rates and millisecond laten
 test('says whether /api/users reaches half of the bare route', () => {
   assert.match(formatUsersVsBare(run(12_000)), /\*\*60\.0 %\*\* \(target ≥ 50\.0 %: target met\)/);
   assert.match(formatUsersVsBare(run(4_000)), /\*\*20\.0 %\*\* \(target ≥ 50\.0 %: below target\)/);
+});
+
+test('shows the ratio of each round, the routes having taken turns', () => {
+  const text = formatUsersVsBare({
+    ...run(12_000),
+    users: { ...measured('users', 12_000), perRound: [10_000, 12_000, 14_000] },
+    bare: { ...measured('bare', 20_000), perRound: [20_000, 20_000, 20_000] },
+  });
+  assert.match(text, /Round by round: 50\.0 %, 60\.0 %, 70\.0 % \(median 60\.0 %\)/);
+  assert.match(text, /3 rounds in which the routes take turns for 4 s each/);
 });
 
 test('flags a run made while other work kept the machine busy', () => {

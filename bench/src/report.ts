@@ -1,8 +1,8 @@
-import type { LoadOptions, Measurement } from './load.js';
+import { type LoadOptions, median, roundRatios, type TurnMeasurement } from './load.js';
 import type { Machine } from './machine.js';
 
 /** A route's figures and the share of the machine's CPU other processes took meanwhile (null: unknown). */
-export type RouteResult = Measurement & { otherCpu: number | null };
+export type RouteResult = TurnMeasurement & { otherCpu: number | null };
 
 export interface UsersVsBare {
   bare: RouteResult;
@@ -28,6 +28,7 @@ const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
 export function formatUsersVsBare(run: UsersVsBare): string {
   const ratio = run.users.requestsPerSecond / run.bare.requestsPerSecond;
   const verdict = ratio >= TARGET_RATIO ? 'target met' : 'below target';
+  const rounds = roundRatios(run.users, run.bare);
   const row = (r: RouteResult) =>
     `| ${r.label} | ${whole.format(r.requestsPerSecond)} | ${ms(r.latencyP50)} | ${ms(r.latencyP99)} | ` +
     `${whole.format(r.requests)} | ${r.otherCpu === null ? 'n/a' : percent(r.otherCpu)} |`;
@@ -46,6 +47,7 @@ export function formatUsersVsBare(run: UsersVsBare): string {
     row(run.healthz),
     '',
     `GET /api/users / bare route: **${percent(ratio)}** (target ≥ ${percent(TARGET_RATIO)}: ${verdict}).`,
+    `Round by round: ${rounds.map(percent).join(', ')} (median ${percent(median(rounds))}).`,
     '',
     busy,
     '',
@@ -53,8 +55,8 @@ export function formatUsersVsBare(run: UsersVsBare): string {
       `Node ${machine.node}, ${machine.platform}`,
     `- Date: ${run.date.toISOString().slice(0, 16).replace('T', ' ')} UTC; code: ${run.revision}`,
     `- Load: autocannon in the benchmark process (sharing the machine with the servers), ` +
-      `${options.connections} connections, ${options.duration} s per route after a ${options.warmup} s ` +
-      'warm-up, one route after the other',
+      `${options.connections} connections; a ${options.warmup} s warm-up per route, then ${options.rounds} rounds ` +
+      `in which the routes take turns for ${options.duration} s each (requests/s: mean of the rounds)`,
     `- Hearth: ${run.server}, SQLite in a temporary directory, log level silent, no worker; ` +
       'signed in as the household owner, 5 children',
     '',

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { LoadError, type LoadOptions, loadOptionsFromEnv, measure } from './load.js';
+import { LoadError, type LoadOptions, loadOptionsFromEnv, measureInTurns } from './load.js';
 import { cpuSnapshot, describeMachine, gitRevision, otherCpuShare } from './machine.js';
 import { type Child, freePort, spawnNode, stopChild, waitForOk } from './processes.js';
 import { BUSY_MACHINE, formatUsersVsBare, type RouteResult } from './report.js';
@@ -153,23 +153,33 @@ async function run(options: LoadOptions): Promise<void> {
   }
 
   const pids = [process.pid, hearth.process.pid ?? -1, bare.process.pid ?? -1];
-  const results: RouteResult[] = [];
-  for (const target of [
+  const targets = [
     { label: 'bare Fastify route, same body', url: bareUrl },
     { label: 'GET /api/users (session cookie)', url: `${baseUrl}/api/users`, headers: { cookie } },
     { label: 'GET /healthz', url: `${baseUrl}/healthz` },
-  ]) {
-    console.log(`# ${target.label}: ${options.warmup} s warm-up, ${options.duration} s measured`);
-    const before = cpuSnapshot(pids);
-    const measured = await measure(target, options);
-    const otherCpu = otherCpuShare(before, cpuSnapshot(pids));
-    if (otherCpu !== null && otherCpu > BUSY_MACHINE) {
-      console.warn(
-        `# warning: other processes took ${(otherCpu * 100).toFixed(0)} % of the CPU meanwhile; the figures are unreliable`,
-      );
-    }
-    results.push({ ...measured, otherCpu });
-  }
+  ];
+  console.log(
+    `# ${options.warmup} s warm-up each, then ${options.rounds} rounds of ${options.duration} s per route, the routes taking turns`,
+  );
+  // The most CPU other processes took during any one measured run of each route.
+  const otherCpu: (number | null)[] = targets.map(() => 0);
+  let snapshot = cpuSnapshot(pids);
+  const turns = await measureInTurns(targets, options, {
+    round: (n) => console.log(`# round ${n} of ${options.rounds}`),
+    before: () => {
+      snapshot = cpuSnapshot(pids);
+    },
+    after: (index) => {
+      const share = otherCpuShare(snapshot, cpuSnapshot(pids));
+      const seen = otherCpu[index];
+      otherCpu[index] = share === null || seen === null ? null : Math.max(seen ?? 0, share);
+      if (share !== null && share > BUSY_MACHINE)
+        console.warn(
+          `# warning: other processes took ${(share * 100).toFixed(0)} % of the CPU during ${targets[index]?.label}; the figures are unreliable`,
+        );
+    },
+  });
+  const results: RouteResult[] = turns.map((t, i) => ({ ...t, otherCpu: otherCpu[i] ?? null }));
   const [bareResult, usersResult, healthzResult] = results as [RouteResult, RouteResult, RouteResult];
 
   const report = formatUsersVsBare({
