@@ -22,6 +22,8 @@ export interface Sketchpad {
   root: HTMLElement;
   canvas: HTMLCanvasElement;
   update(catalogue: Catalogue, tier: AgeTier): void;
+  /** Sizes the canvas to its paper now, once the pad is in the page; afterwards it follows by itself. */
+  fit(): void;
 }
 
 export function createSketchpad(): Sketchpad {
@@ -156,6 +158,7 @@ export function createSketchpad(): Sketchpad {
   return {
     root,
     canvas,
+    fit: resize,
     update(catalogue, tier) {
       width = STROKE_WIDTH[tier];
       setText(title, catalogue.ui.drawingTitle[tier]);

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { axeViolations, launch, openPage, overlayUrl, REASONS, skipReason, TIERS } from './helpers.ts';
+import {
+  axeViolations,
+  launch,
+  openPage,
+  overlayUrl,
+  REASONS,
+  settle,
+  skipReason,
+  TIERS,
+} from './helpers.ts';
 
 describe('Hearth Space accessibility (axe-core)', { skip: skipReason }, () => {
   let browser: Browser;
@@ -27,6 +36,7 @@ describe('Hearth Space accessibility (axe-core)', { skip: skipReason }, () => {
               url: 'https://accounts.example.com/signup',
             }),
           );
+          await settle(page);
           for (const v of await axeViolations(page))
             found.push(`${reason}/${age}: ${v.id} ${v.nodes.join(' | ')}`);
         }
@@ -43,6 +53,7 @@ describe('Hearth Space accessibility (axe-core)', { skip: skipReason }, () => {
     });
     for (const age of TIERS) {
       await page.goto(overlayUrl({ reason: 'locked', age }));
+      await settle(page);
       if (age === 'teen') {
         await page.locator('[data-hearth="send"]').click();
       } else {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { hook, launch, openPage, overlayUrl, skipReason } from './helpers.ts';
+import { hook, launch, openPage, overlayUrl, settle, skipReason } from './helpers.ts';
 
 /** How many pixels of the canvas hold paint. */
 const painted = (page: Page) =>
@@ -38,6 +38,7 @@ describe('Hearth Space calm activities', { skip: skipReason }, () => {
   test('dragging on the sketchpad paints pixels; the eraser removes them and Clear empties the canvas', async () => {
     const { page, errors, close } = await openPage(browser);
     await page.goto(overlayUrl({ reason: 'locked', age: 'eight12' }));
+    await settle(page);
     assert.equal(await painted(page), 0);
     await dragAcross(page);
     const afterDrawing = await painted(page);
@@ -74,6 +75,7 @@ describe('Hearth Space calm activities', { skip: skipReason }, () => {
   test('touch and pen pointers draw too', async () => {
     const { page, errors, close } = await openPage(browser, { hasTouch: true });
     await page.goto(overlayUrl({ reason: 'sleep', age: 'teen' }));
+    await settle(page);
     for (const pointerType of ['touch', 'pen']) {
       await page.getByRole('button', { name: 'Clear' }).click();
       await page.evaluate((type) => {
@@ -112,6 +114,7 @@ describe('Hearth Space calm activities', { skip: skipReason }, () => {
     for (const age of ['under8', 'teen']) {
       const { page, close } = await openPage(browser);
       await page.goto(overlayUrl({ reason: 'locked', age }));
+      await settle(page);
       await dragAcross(page);
       counts[age] = await painted(page);
       await close();
@@ -125,6 +128,7 @@ describe('Hearth Space calm activities', { skip: skipReason }, () => {
       viewport: { width: 390, height: 844 },
     });
     await page.goto(overlayUrl({ reason: 'locked', age: 'eight12' }));
+    await settle(page);
     const size = await page.locator(hook('sketchpad')).evaluate((c: HTMLCanvasElement) => ({
       width: c.width,
       height: c.height,
@@ -141,6 +145,7 @@ describe('Hearth Space calm activities', { skip: skipReason }, () => {
     const { page, close } = await openPage(browser);
     await page.clock.install();
     await page.goto(overlayUrl({ reason: 'sleep', age: 'eight12' }));
+    await settle(page);
     await page.clock.runFor(200);
     const seen: string[] = [];
     for (let s = 0; s < 13; s++) {
@@ -162,6 +167,7 @@ describe('Hearth Space calm activities', { skip: skipReason }, () => {
     const { page, close } = await openPage(browser);
     await page.clock.install();
     await page.goto(overlayUrl({ reason: 'sleep', age: 'under8' }));
+    await settle(page);
     await page.clock.runFor(200);
     assert.equal(await cue(page), 'Smell the flower');
     await page.getByRole('button', { name: 'Pause breathing' }).click();
@@ -178,6 +184,7 @@ describe('Hearth Space calm activities', { skip: skipReason }, () => {
     await page.emulateMedia({ reducedMotion: 'reduce' });
     await page.clock.install();
     await page.goto(overlayUrl({ reason: 'locked', age: 'teen' }));
+    await settle(page);
     await page.clock.runFor(200);
     const transforms = new Set<string>();
     const cues = new Set<string>();
