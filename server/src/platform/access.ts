@@ -1,8 +1,9 @@
 import type {} from '@fastify/cookie';
 import { CSRF_FIELD, CSRF_HEADER, type ParentRole, SESSION_COOKIE } from '@hearth/protocol';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from './crypto.js';
 import { forbidden, HttpError, rateLimited, unauthenticated } from './errors.js';
+import { sendRateLimited } from './http.js';
 
 /**
  * Every route declares who may call it, in `config.access`:
@@ -85,7 +86,7 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
   const table: DeclaredRoute[] = [];
   app.decorate('routeTable', table);
 
-  const authenticate = async (request: FastifyRequest) => {
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
     const { access, ipLimit } = request.routeOptions.config;
     if (ipLimit) {
       const wait = await options.limitIp(
@@ -93,8 +94,9 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
         ipLimit.max,
         ipLimit.windowMs,
       );
+      // Answered here rather than thrown: returning the sent reply ends the request at once.
       if (wait !== null)
-        throw rateLimited(wait, 'Too many requests from this address; please wait a moment.');
+        return sendRateLimited(reply, wait, 'Too many requests from this address; please wait a moment.');
     }
     if (access === 'bearer') {
       request.device = await authenticateBearer(request.headers.authorization, options);
