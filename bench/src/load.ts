@@ -17,6 +17,10 @@ export interface Target {
   headers?: Record<string, string>;
   /** autocannon's request sequence, e.g. to rotate a header per request. */
   requests?: autocannon.Request[];
+  method?: 'GET' | 'POST';
+  body?: string;
+  /** The status every response must have; by default any 2xx. */
+  status?: number;
 }
 
 export interface Measurement {
@@ -52,7 +56,17 @@ export function loadOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LoadOp
   };
 }
 
-/** Runs autocannon once and fails unless every response was a 2xx and nothing errored. */
+/** How many responses had the status the target expects. */
+function expected(target: Target, result: autocannon.Result): number {
+  return target.status === undefined
+    ? result['2xx']
+    : (result.statusCodeStats[String(target.status)]?.count ?? 0);
+}
+
+/**
+ * Runs autocannon once and fails unless every response had the expected status (a 2xx unless the
+ * target names one) and nothing errored.
+ */
 async function fire(target: Target, connections: number, duration: number) {
   const micros = createHistogram();
   const instance = autocannon({
@@ -60,6 +74,8 @@ async function fire(target: Target, connections: number, duration: number) {
     connections,
     duration,
     headers: target.headers ?? {},
+    ...(target.method ? { method: target.method } : {}),
+    ...(target.body !== undefined ? { body: target.body } : {}),
     ...(target.requests ? { requests: target.requests } : {}),
   });
   instance.on('response', (_client, _status, _bytes, responseTimeMs) => {
@@ -67,10 +83,14 @@ async function fire(target: Target, connections: number, duration: number) {
   });
   const result = await instance;
   const problems: string[] = [];
-  if (result.non2xx) problems.push(`${result.non2xx} non-2xx responses`);
+  const answered = Object.values(result.statusCodeStats).reduce((n, { count }) => n + count, 0);
+  const unexpected = answered - expected(target, result);
+  if (target.status === undefined && result.non2xx) problems.push(`${result.non2xx} non-2xx responses`);
+  else if (target.status !== undefined && unexpected > 0)
+    problems.push(`${unexpected} responses other than ${target.status}`);
   if (result.errors) problems.push(`${result.errors} connection errors`);
   if (result.timeouts) problems.push(`${result.timeouts} timeouts`);
-  if (!result['2xx']) problems.push('no successful response at all');
+  if (!expected(target, result)) problems.push('no response with the expected status at all');
   if (problems.length) {
     const codes = Object.entries(result.statusCodeStats)
       .map(([code, { count }]) => `${code}×${count}`)
@@ -114,7 +134,7 @@ export async function measureInTurns(
       const { result, micros } = await fire(target, options.connections, options.duration);
       watch.after?.(index);
       total.micros.add(micros);
-      total.requests += result['2xx'];
+      total.requests += expected(target, result);
       total.perRound.push(result.requests.average);
     }
   }
