@@ -282,6 +282,9 @@ describe('Hearth Space hosts', { skip: skipReason }, () => {
       );
       await page.locator(hook('request-signup')).click();
       await waitForStatus(page, /Waiting for a parent/);
+      // The check that follows the request is sent right after "waiting" shows.
+      const deadline = Date.now() + 5_000;
+      while (seen.length < 3 && Date.now() < deadline) await page.waitForTimeout(50);
       const bodies = seen.map((s) => s.body);
       assert.deepEqual(bodies.slice(0, 3), [
         { type: 'CHECK_REGISTRATION', domain: 'forum.example' },
