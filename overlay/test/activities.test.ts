@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { hook, launch, openPage, overlayUrl, settle, skipReason } from './helpers.ts';
-
-/** How many pixels of the canvas hold paint. */
-const painted = (page: Page) =>
-  page.evaluate(() => {
-    const canvas = document.querySelector('[data-hearth="sketchpad"]') as HTMLCanvasElement;
-    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
-    let n = 0;
-    for (let i = 3; i < data.length; i += 4) if ((data[i] ?? 0) > 0) n++;
-    return n;
-  });
+import { hook, launch, openPage, overlayUrl, painted, settle, skipReason } from './helpers.ts';
 
 async function dragAcross(page: Page): Promise<void> {
   const box = await page.locator(hook('sketchpad')).boundingBox();

@@ -89,6 +89,16 @@ export async function settle(page: Page): Promise<void> {
   });
 }
 
+/** How many pixels of the sketchpad's canvas hold paint. */
+export const painted = (page: Page) =>
+  page.evaluate(() => {
+    const canvas = document.querySelector('[data-hearth="sketchpad"]') as HTMLCanvasElement;
+    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
+    let n = 0;
+    for (let i = 3; i < data.length; i += 4) if ((data[i] ?? 0) > 0) n++;
+    return n;
+  });
+
 export async function text(page: Page, name: string): Promise<string> {
   return (await page.locator(hook(name)).first().textContent()) ?? '';
 }
