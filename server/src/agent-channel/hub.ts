@@ -346,7 +346,7 @@ export class AgentHub {
         return;
       }
       await this.devices.update(device.system_id, { ...reported, connected_instance: this.instanceId });
-      await this.forgetChanged(device, hello);
+      await this.forgetChanged(device, reported);
       this.bind(conn, device.system_id, device.household_id, hello);
       this.send(conn, { type: 'auth_result', success: true, system_id: device.system_id });
       this.events.publish(device.household_id, 'device_status', {
@@ -374,7 +374,7 @@ export class AgentHub {
     if (device?.status === 'approved' && !device.secure_token_hash) {
       // Approved while it was away: the token is made now, on the instance that holds the socket.
       await this.devices.update(device.system_id, { ...reported, connected_instance: this.instanceId });
-      await this.forgetChanged(device, hello);
+      await this.forgetChanged(device, reported);
       this.bind(conn, device.system_id, householdId, hello, 'pending');
       return this.issueToken(conn);
     }
@@ -396,15 +396,16 @@ export class AgentHub {
       });
     } else {
       // Re-enrollment (after unenroll, or a device that lost its token) asks a parent again.
-      await this.devices.update(device.system_id, {
+      const changes = {
         ...reported,
         platform: hello.platform,
-        status: 'pending',
+        status: 'pending' as const,
         secure_token_hash: null,
         decided_at: null,
         connected_instance: this.instanceId,
-      });
-      await this.forgetChanged(device, hello, true);
+      };
+      await this.devices.update(device.system_id, changes);
+      await this.forgetChanged(device, changes);
     }
     this.bind(conn, hello.system_id, householdId, hello, 'pending');
     this.send(conn, { type: 'pairing_status', status: 'pending' });
@@ -416,21 +417,17 @@ export class AgentHub {
   }
 
   /**
-   * Drops cached reads this hello made stale: the device behind its token (platform, version,
-   * accounts, status) and the household's children list (which shows hostname and platform).
+   * Drops cached reads a hello made stale, comparing the stored row with what was just written over
+   * it: the device behind its token (platform, version, accounts, status, token) and the household's
+   * children list (which shows hostname and platform).
    */
-  private async forgetChanged(device: DeviceRow, hello: HelloMessage, reenrolled = false): Promise<void> {
-    // Only a re-enrollment stores a new platform.
-    const named = device.hostname !== hello.hostname || (reenrolled && device.platform !== hello.platform);
+  private async forgetChanged(before: DeviceRow, written: Partial<DeviceRow>): Promise<void> {
+    const changed = (key: keyof DeviceRow) => key in written && written[key] !== before[key];
+    const named = changed('hostname') || changed('platform');
     const tags: string[] = [];
-    if (
-      reenrolled ||
-      named ||
-      device.agent_version !== hello.agent_version ||
-      device.linux_users !== JSON.stringify(hello.linux_users)
-    )
-      tags.push(cacheTags.device(device.system_id));
-    if (named) tags.push(cacheTags.children(device.household_id));
+    if (named || (['agent_version', 'linux_users', 'status', 'secure_token_hash'] as const).some(changed))
+      tags.push(cacheTags.device(before.system_id));
+    if (named) tags.push(cacheTags.children(before.household_id));
     await this.cache.invalidate(...tags);
   }
 

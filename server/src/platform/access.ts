@@ -2,8 +2,8 @@ import type {} from '@fastify/cookie';
 import { CSRF_FIELD, CSRF_HEADER, type ParentRole, SESSION_COOKIE } from '@hearth/protocol';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from './crypto.js';
-import { forbidden, HttpError, rateLimited, unauthenticated } from './errors.js';
-import { sendRateLimited } from './http.js';
+import { forbidden, HttpError, rateLimitAnswer, rateLimited, unauthenticated } from './errors.js';
+import { sendError } from './http.js';
 
 /**
  * Every route declares who may call it, in `config.access`:
@@ -94,9 +94,13 @@ export function installAccessControl(app: FastifyInstance, options: AccessOption
         ipLimit.max,
         ipLimit.windowMs,
       );
-      // Answered here rather than thrown: returning the sent reply ends the request at once.
+      // Answered here rather than thrown: returning the sent reply ends the request at once, without
+      // an Error and Fastify's error path.
       if (wait !== null)
-        return sendRateLimited(reply, wait, 'Too many requests from this address; please wait a moment.');
+        return sendError(
+          reply,
+          rateLimitAnswer(wait, 'Too many requests from this address; please wait a moment.'),
+        );
     }
     if (access === 'bearer') {
       request.device = await authenticateBearer(request.headers.authorization, options);

@@ -1,9 +1,10 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+const LABEL_PATTERN = '(?!-)[a-z0-9-]{1,63}(?<!-)';
+const LABEL = new RegExp(`^${LABEL_PATTERN}$`);
 /** A hostname already in stored form, as agents send nearly every domain: nothing to convert. */
-const STORED_FORM = /^(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
+const STORED_FORM = new RegExp(`^${LABEL_PATTERN}(?:\\.${LABEL_PATTERN})*$`);
 const HAS_LETTER = /[a-z-]/;
 
 /**

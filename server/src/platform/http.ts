@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { type ErrorDetail, HttpError } from './errors.js';
+import { type ErrorAnswer, type ErrorDetail, HttpError } from './errors.js';
 import { coercingAjv, strictAjv } from './validate.js';
 
 /** Bodies are validated strictly; query strings and path parameters are coerced from text. */
@@ -42,7 +42,7 @@ const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_ASYNC_CONSTRAINT: [400, 'The request could not be routed.'],
 };
 
-export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
+export function sendError(reply: FastifyReply, err: ErrorAnswer): FastifyReply {
   if (err.headers) reply.headers(err.headers);
   const body: { code: string; message: string; details?: ErrorDetail[] } = {
     code: err.code,
@@ -50,22 +50,6 @@ export function sendError(reply: FastifyReply, err: HttpError): FastifyReply {
   };
   if (err.details?.length) body.details = err.details;
   return reply.code(err.statusCode).type('application/json; charset=utf-8').send({ error: body });
-}
-
-/**
- * Answers 429 without building an Error on the way: the over-the-limit path is the one a flood takes,
- * so it stays as cheap as a plain route.
- */
-export function sendRateLimited(
-  reply: FastifyReply,
-  retryAfterSeconds: number,
-  message: string,
-): FastifyReply {
-  return reply
-    .code(429)
-    .header('retry-after', String(Math.max(1, retryAfterSeconds)))
-    .type('application/json; charset=utf-8')
-    .send({ error: { code: 'rate_limited', message } });
 }
 
 export type Fallback = (req: FastifyRequest, reply: FastifyReply) => boolean;

@@ -157,26 +157,17 @@ export class CacheSpace<V> {
     return this.cache.read(this.prefix + key) as V | undefined;
   }
 
-  /** Take before reading what `put` will keep. */
-  generation(): number {
-    return this.cache.currentGeneration();
-  }
-
-  /** Keeps a value read since `generation`, unless an invalidation came in between. */
-  put(key: string, value: V, tags: readonly string[], generation: number): void {
-    this.cache.store(this.prefix + key, value, tags, generation);
-  }
-
   /**
-   * The cached value, or `load`'s. The loaded value is kept (under the tags `load` names) only if no
-   * invalidation happened while it was being read, so a read that raced a write is never kept.
+   * The cached value, or `load`'s. The loaded value is kept under the tags `load` names — not at all
+   * when it names none (`null`: say, an unknown token) — and only if no invalidation happened while it
+   * was being read, so a read that raced a write is never kept.
    */
-  async load(key: string, load: () => Promise<{ value: V; tags: readonly string[] }>): Promise<V> {
+  async load(key: string, load: () => Promise<{ value: V; tags: readonly string[] | null }>): Promise<V> {
     const hit = this.get(key);
     if (hit !== undefined) return hit;
-    const generation = this.generation();
+    const generation = this.cache.currentGeneration();
     const { value, tags } = await load();
-    this.put(key, value, tags, generation);
+    if (tags) this.cache.store(this.prefix + key, value, tags, generation);
     return value;
   }
 }

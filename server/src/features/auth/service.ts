@@ -37,7 +37,7 @@ export class AuthService {
   /** Every authenticated request looks its session up: a prepared read. */
   private readonly findSession: Prepared<'id', SessionRow>;
   /** Sessions by cookie; sign-out and changes to the parent invalidate them (see ReadCache). */
-  private readonly cachedSessions: CacheSpace<CachedSession>;
+  private readonly cachedSessions: CacheSpace<CachedSession | null>;
 
   constructor(
     database: Db,
@@ -142,7 +142,7 @@ export class AuthService {
   async resolveSession(cookie: string): Promise<SessionAuth | null> {
     if (cookie.length > 128) return null;
     // Kept by the cookie itself, so a cached session costs no hashing; the database knows only its hash.
-    const session = this.cachedSessions.get(cookie) ?? (await this.loadSession(cookie));
+    const session = await this.cachedSessions.load(cookie, () => this.readSession(cookie));
     if (!session) return null;
     const now = Date.now();
     if (now - session.lastSeen > TOUCH_EVERY_MS) {
@@ -152,35 +152,26 @@ export class AuthService {
     return session.auth;
   }
 
-  private async loadSession(cookie: string): Promise<CachedSession | null> {
+  /** The session behind a cookie, tagged for the cache; an unknown or idle one is not kept. */
+  private async readSession(cookie: string) {
     const id = sha256Hex(cookie);
-    const generation = this.cachedSessions.generation();
     const row = await this.findSession.first({ id });
-    if (!row) return null;
+    if (!row) return { value: null, tags: null };
     const lastSeen = Date.parse(row.last_seen_at);
     if (Date.now() - lastSeen > IDLE_MS) {
       await this.sessions.delete(id);
-      return null;
+      return { value: null, tags: null };
     }
-    const session: CachedSession = {
-      lastSeen,
-      auth: {
-        sessionId: row.session_id,
-        parentId: row.parent_id,
-        username: row.username,
-        householdId: row.household_id,
-        householdName: row.household_name,
-        role: row.role as ParentRole,
-        csrfToken: row.csrf_token,
-      },
+    const auth: SessionAuth = {
+      sessionId: row.session_id,
+      parentId: row.parent_id,
+      username: row.username,
+      householdId: row.household_id,
+      householdName: row.household_name,
+      role: row.role as ParentRole,
+      csrfToken: row.csrf_token,
     };
-    this.cachedSessions.put(
-      cookie,
-      session,
-      [cacheTags.session(id), cacheTags.parent(row.parent_id)],
-      generation,
-    );
-    return session;
+    return { value: { lastSeen, auth }, tags: [cacheTags.session(id), cacheTags.parent(row.parent_id)] };
   }
 
   async sessionExists(sessionId: string): Promise<boolean> {

@@ -33,7 +33,7 @@ export class DeviceService {
     Pick<DeviceRow, 'system_id' | 'household_id' | 'platform' | 'agent_version' | 'linux_users' | 'status'>
   >;
   /** Devices by token; any change to what `resolveBearer` reads invalidates the device's tag. */
-  private readonly cachedBearers: CacheSpace<BearerDevice>;
+  private readonly cachedBearers: CacheSpace<BearerDevice | null>;
 
   constructor(
     database: Db,
@@ -225,21 +225,19 @@ export class DeviceService {
   /** Bearer authentication: only an approved device's current token counts. */
   async resolveBearer(token: string): Promise<BearerDevice | null> {
     // Kept by the token itself, so a cached device costs no hashing; the database knows only its hash.
-    const cached = this.cachedBearers.get(token);
-    if (cached) return cached;
-    const generation = this.cachedBearers.generation();
-    const row = await this.byToken.first({ hash: sha256Hex(token) });
-    // Unknown and revoked tokens are not kept: only approved devices are.
-    if (row?.status !== 'approved') return null;
-    const device: BearerDevice = {
-      systemId: row.system_id,
-      householdId: row.household_id,
-      platform: row.platform,
-      agentVersion: row.agent_version,
-      linuxUsers: parseLinuxUsers(row.linux_users).map((u) => u.username),
-    };
-    this.cachedBearers.put(token, device, [cacheTags.device(row.system_id)], generation);
-    return device;
+    return this.cachedBearers.load(token, async () => {
+      const row = await this.byToken.first({ hash: sha256Hex(token) });
+      // Unknown and revoked tokens are not kept: only approved devices are.
+      if (row?.status !== 'approved') return { value: null, tags: null };
+      const device: BearerDevice = {
+        systemId: row.system_id,
+        householdId: row.household_id,
+        platform: row.platform,
+        agentVersion: row.agent_version,
+        linuxUsers: parseLinuxUsers(row.linux_users).map((u) => u.username),
+      };
+      return { value: device, tags: [cacheTags.device(row.system_id)] };
+    });
   }
 
   /** What an agent may cache about its own accounts: which child each is, and their Hearth Space card. */
