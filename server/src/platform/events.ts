@@ -1,3 +1,4 @@
+import type { LiveEventData, LiveEventKind } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bus } from './bus.js';
 
@@ -6,8 +7,8 @@ export interface HouseholdEvent {
   /** Time-ordered: `<epoch ms, base 36>-<counter>`, so Last-Event-ID can resume on any instance. */
   id: string;
   household_id: string;
-  kind: string;
-  data: Record<string, unknown>;
+  kind: LiveEventKind;
+  data: LiveEventData[LiveEventKind];
   at: string;
 }
 
@@ -28,7 +29,7 @@ export class EventPublisher {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  publish(householdId: string, kind: string, data: Record<string, unknown>): void {
+  publish<K extends LiveEventKind>(householdId: string, kind: K, data: LiveEventData[K]): void {
     const event: HouseholdEvent = {
       id: newEventId(),
       household_id: householdId,

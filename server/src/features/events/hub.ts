@@ -84,9 +84,9 @@ export class EventHub {
 
   private visible(stream: Stream, event: HouseholdEvent): boolean {
     if (!stream.children) return true;
-    const child = event.data.managed_user_id;
+    const child = 'managed_user_id' in event.data ? event.data.managed_user_id : undefined;
     if (typeof child === 'string') return stream.children.has(child);
-    const device = event.data.system_id;
+    const device = 'system_id' in event.data ? event.data.system_id : undefined;
     return typeof device === 'string' && !!stream.devices?.has(device);
   }
 

@@ -1,0 +1,57 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DEVICE_STATUSES, PLATFORMS } from './constants.js';
+import { AlertView, ApprovalView } from './rest.js';
+
+// The live stream of `GET /api/dashboard/events` (DESIGN §6): every kind the server sends and the
+// shape of its `data`. The server publishes through this map and the web reads through it, so a
+// kind or field cannot drift between the two.
+
+export const DeviceStatusEvent = Type.Object({
+  system_id: Type.String(),
+  /** Present when a decision or a handshake changed the device's status. */
+  status: Type.Optional(Type.Union(DEVICE_STATUSES.map((s) => Type.Literal(s)))),
+  /** Present when the agent connected (`true`) or its socket closed (`false`). */
+  online: Type.Optional(Type.Boolean()),
+});
+export type DeviceStatusEvent = Static<typeof DeviceStatusEvent>;
+
+export const DevicePendingEvent = Type.Object({
+  system_id: Type.String(),
+  hostname: Type.String(),
+  platform: Type.Union(PLATFORMS.map((p) => Type.Literal(p))),
+});
+export type DevicePendingEvent = Static<typeof DevicePendingEvent>;
+
+export const InstalledAppsUpdatedEvent = Type.Object({
+  system_id: Type.String(),
+  linux_username: Type.String(),
+  count: Type.Integer({ minimum: 0 }),
+  /** False when a rescan came back identical (nothing was written). */
+  changed: Type.Boolean(),
+});
+export type InstalledAppsUpdatedEvent = Static<typeof InstalledAppsUpdatedEvent>;
+
+export const ConsoleSyncedEvent = Type.Object({
+  system_id: Type.String(),
+  platform: Type.String(),
+  ok: Type.Boolean(),
+});
+export type ConsoleSyncedEvent = Static<typeof ConsoleSyncedEvent>;
+
+/** Every live event kind with the schema of its data. */
+export const LiveEventSchemas = {
+  access_requested: AlertView,
+  alert_created: AlertView,
+  approval_created: ApprovalView,
+  approval_decided: ApprovalView,
+  device_pending: DevicePendingEvent,
+  device_status: DeviceStatusEvent,
+  installed_apps_updated: InstalledAppsUpdatedEvent,
+  console_synced: ConsoleSyncedEvent,
+} as const;
+
+export type LiveEventKind = keyof typeof LiveEventSchemas;
+export const LIVE_EVENT_KINDS = Object.keys(LiveEventSchemas) as LiveEventKind[];
+
+/** `data` of each live event kind. */
+export type LiveEventData = { [K in LiveEventKind]: Static<(typeof LiveEventSchemas)[K]> };
