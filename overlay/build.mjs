@@ -55,7 +55,11 @@ const script = bundle.outputFiles[0].text.replaceAll('</script', '<\\/script').t
 if (script.includes('<!--'))
   throw new Error('overlay: the bundle contains "<!--", which an inline script cannot hold');
 
-const css = await esbuild.transform(readFileSync(path.join(here, 'src/styles.css'), 'utf8'), {
+// The sheet is kept in a few files by part of the page; they are one stylesheet, in this order.
+const sheet = ['base.css', 'card.css', 'activities.css']
+  .map((file) => readFileSync(path.join(here, 'src/styles', file), 'utf8'))
+  .join('');
+const css = await esbuild.transform(sheet, {
   loader: 'css',
   minify: true,
   target: 'chrome100',
