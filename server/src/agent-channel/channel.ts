@@ -155,7 +155,7 @@ export class AgentChannel {
   private async onMessage(conn: Connection, text: string): Promise<void> {
     if (conn.state === 'closing') return;
     const frame = parseFrame(text);
-    if ('refused' in frame) return closeSocket(conn, CLOSE_CODES.badMessage, frame.refused as string);
+    if (typeof frame === 'string') return closeSocket(conn, CLOSE_CODES.badMessage, frame);
     if (conn.state === 'hello') {
       if (frame.type !== 'hello')
         return closeSocket(conn, CLOSE_CODES.badMessage, 'the first frame must be hello');

@@ -5,12 +5,12 @@ import type { AuthenticatedDevice } from './types.js';
 export type Frame = { type: string } & Record<string, unknown>;
 
 /** A frame as sent, or why it is not one (the socket is then closed with 4400). */
-export function parseFrame(text: string): Frame | { refused: string } {
+export function parseFrame(text: string): Frame | string {
   let message: unknown;
   try {
     message = JSON.parse(text);
   } catch {
-    return { refused: 'frames must be JSON' };
+    return 'frames must be JSON';
   }
   if (
     !message ||
@@ -18,7 +18,7 @@ export function parseFrame(text: string): Frame | { refused: string } {
     Array.isArray(message) ||
     typeof (message as { type?: unknown }).type !== 'string'
   ) {
-    return { refused: 'frames must be objects with a type' };
+    return 'frames must be objects with a type';
   }
   return message as Frame;
 }
