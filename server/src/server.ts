@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import type { ChannelTimings } from './agent-channel/hub.js';
+import type { ChannelTimings } from './agent-channel/types.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './platform/db/database.js';
@@ -33,7 +33,7 @@ export async function startServer(
   ensureSecretKey(config.dataDir, config.secretKey);
   const services = buildServices(config, db, log, options.timings);
   await services.cache.start();
-  await services.hub.start();
+  await services.channel.start();
   await services.eventHub.start();
   const app = await buildApp({ config, services });
   if (config.bootstrapAdmin) {
@@ -72,7 +72,7 @@ export async function startServer(
       if (closed) return;
       closed = true;
       await worker?.stop();
-      await services.hub.close();
+      await services.channel.close();
       await app.close();
       await services.close();
       await db.close();

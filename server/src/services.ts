@@ -1,20 +1,27 @@
-import { AlertEventMessage, AppIconReportMessage, InstalledAppsReportMessage } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 
 import { Redis } from 'ioredis';
-import { AgentHub, type ChannelTimings } from './agent-channel/hub.js';
+import { AgentChannel } from './agent-channel/channel.js';
 import { CommandQueue } from './agent-channel/queue.js';
+import type { ChannelTimings } from './agent-channel/types.js';
 import type { Config } from './config.js';
+import { registerAgentMessages as registerAlertMessages } from './features/alerts/agent-messages.js';
 import { AlertService } from './features/alerts/service.js';
 import { ApprovalService } from './features/approvals/service.js';
 import { AuthService } from './features/auth/service.js';
 import { DashboardService } from './features/dashboard/service.js';
+import { registerEnrolment } from './features/devices/enrolment.js';
+import { DeviceRepository } from './features/devices/repository.js';
 import { DeviceService } from './features/devices/service.js';
 import { EventHub } from './features/events/hub.js';
+import { HouseholdRepository } from './features/household/repository.js';
 import { HouseholdService } from './features/household/service.js';
+import { registerAgentMessages as registerInventoryMessages } from './features/inventory/agent-messages.js';
 import { AppPolicyService } from './features/inventory/policy.js';
 import { InventoryService } from './features/inventory/service.js';
 import { PairingService } from './features/pairing/service.js';
+import { registerAgentMessages as registerUsageMessages } from './features/usage/agent-messages.js';
+import { UsageRepository } from './features/usage/repository.js';
 import { UserService } from './features/users/service.js';
 import { type Bus, MemoryBus, RedisBus } from './platform/bus.js';
 import type { Db } from './platform/db/database.js';
@@ -34,7 +41,8 @@ export interface Services {
   cache: ReadCache;
   events: EventPublisher;
   queue: CommandQueue;
-  hub: AgentHub;
+  /** The agents' WebSocket channel. */
+  channel: AgentChannel;
   auth: AuthService;
   household: HouseholdService;
   users: UserService;
@@ -67,55 +75,25 @@ export function buildServices(
   const events = new EventPublisher(bus, log);
   const cache = new ReadCache(bus);
   const queue = new CommandQueue(db.kysely);
-  const hub = new AgentHub(db.kysely, bus, queue, events, cache, config, log, timings);
-  const users = new UserService(db, hub, cache);
-  const devices = new DeviceService(db, hub, queue, events, cache);
+  const channel = new AgentChannel(db.kysely, bus, queue, log, timings);
+  const users = new UserService(db, channel, cache);
+  const devices = new DeviceService(db, channel, queue, events, cache);
   const alerts = new AlertService(db.kysely, events);
-  hub.on<AlertEventMessage>('alert_event', AlertEventMessage, (device, message) =>
-    alerts.agentEvent(device, message),
-  );
   const auth = new AuthService(db, counters, cache);
   const eventHub = new EventHub(bus, log, (sessionId) => auth.sessionExists(sessionId));
   const approvals = new ApprovalService(db, users, events, cache);
   const inventory = new InventoryService(db.kysely, users, devices, events);
   const appPolicy = new AppPolicyService(db.kysely, users, devices);
-  // A malformed report or icon is refused with the ack the agent waits for, saying why.
-  hub.on<InstalledAppsReportMessage>(
-    'installed_apps_report',
-    InstalledAppsReportMessage,
-    (device, m) => inventory.onReportChunk(device, m),
-    (device, m, why) =>
-      device.send({
-        type: 'installed_apps_report_ack',
-        report_id: m.report_id ?? null,
-        success: false,
-        pending: false,
-        apps_upserted: 0,
-        apps_removed: 0,
-        apps_total: 0,
-        error: why,
-      }),
-  );
-  hub.on<AppIconReportMessage>(
-    'app_icon_report',
-    AppIconReportMessage,
-    (device, m) => inventory.onIcon(device, m),
-    (device, m, why) =>
-      device.send({
-        type: 'app_icon_report_ack',
-        content_hash: m.content_hash ?? null,
-        success: false,
-        duplicate: false,
-        error: why,
-      }),
-  );
-  const sweeper = setInterval(() => inventory.assembler.sweep(), 60_000);
-  sweeper.unref();
-  hub.onAnswered((systemId, command, args, result) => {
-    appPolicy
-      .onAnswered(systemId, command, args, result)
-      .catch((err) => log.warn({ err }, 'could not record policy sync'));
+  registerEnrolment(channel, {
+    devices: new DeviceRepository(db.kysely),
+    households: new HouseholdRepository(db.kysely),
+    cache,
+    events,
+    config,
   });
+  registerUsageMessages(channel, { usage: new UsageRepository(db.kysely) });
+  registerAlertMessages(channel, { alerts });
+  const stopInventoryMessages = registerInventoryMessages(channel, { inventory, appPolicy, log });
   return {
     config,
     db,
@@ -125,7 +103,7 @@ export function buildServices(
     cache,
     events,
     queue,
-    hub,
+    channel,
     auth,
     household: new HouseholdService(db.kysely, cache),
     users,
@@ -149,9 +127,8 @@ export function buildServices(
       return window.count > BEARER_PER_MINUTE ? Math.ceil((window.resetAt - Date.now()) / 1000) : null;
     },
     async close() {
-      clearInterval(sweeper);
-
-      await hub.close();
+      stopInventoryMessages();
+      await channel.close();
       await eventHub.close();
       await cache.close();
 

@@ -365,7 +365,7 @@ for (const db of testDatabases()) {
         assert.equal(alive.state, 'authenticated');
         assert.equal((await owner.client.get(`/api/devices/${alive.systemId}`)).body.online, true);
         assert.equal((await owner.client.get(`/api/devices/${silent.systemId}`)).body.online, false);
-        assert.equal(server.services.hub.isLocal(silent.systemId), false);
+        assert.equal(server.services.channel.isLocal(silent.systemId), false);
       } finally {
         await Promise.all(agents.map((a) => a.stop()));
         await server.close();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
-import type { ChannelTimings } from '../src/agent-channel/hub.js';
+import type { ChannelTimings } from '../src/agent-channel/types.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { nowIso } from '../src/platform/clock.js';
 import { newId, sha256Hex } from '../src/platform/crypto.js';

@@ -1,10 +1,10 @@
 import { MAX_QUEUED_COMMANDS, OVERLAY_COMMAND_TTL_MS } from '@hearth/protocol';
 import type { Kysely } from 'kysely';
-import { CommandQueueRepository } from '../features/devices/repository.js';
 import { creationIso, nowIso } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import type { Database } from '../platform/db/schema.js';
 import { conflict } from '../platform/errors.js';
+import { CommandQueueRepository } from './queue-repository.js';
 
 /** A queued command that is sent this many times without an answer is given up. */
 export const MAX_DELIVERY_ATTEMPTS = 5;

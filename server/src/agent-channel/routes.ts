@@ -4,7 +4,7 @@ import { HttpError } from '../platform/errors.js';
 import type { Services } from '../services.js';
 import type { HearthApp } from '../types.js';
 
-export async function agentChannelRoutes(app: HearthApp, { hub }: Services): Promise<void> {
+export async function agentChannelRoutes(app: HearthApp, { channel }: Services): Promise<void> {
   await app.register(fastifyWebsocket, {
     options: { maxPayload: WS_MAX_FRAME_BYTES, perMessageDeflate: false, clientTracking: false },
   });
@@ -21,6 +21,6 @@ export async function agentChannelRoutes(app: HearthApp, { hub }: Services): Pro
         'This is the agent channel: connect with a WebSocket (Upgrade: websocket).',
       );
     },
-    wsHandler: (socket) => hub.accept(socket),
+    wsHandler: (socket) => channel.accept(socket),
   });
 }

@@ -1,5 +1,5 @@
-import { type Kysely, sql } from 'kysely';
-import type { AgentDeviceTable, Database, DeviceCommandTable } from '../../platform/db/schema.js';
+import type { Kysely } from 'kysely';
+import type { AgentDeviceTable, Database } from '../../platform/db/schema.js';
 
 export interface ReportedAccount {
   username: string;
@@ -34,7 +34,7 @@ export class DeviceRepository {
       .executeTakeFirst();
   }
 
-  /** Any household's device: only the agent channel, which authenticates by the device itself, uses this. */
+  /** Any household's device: only the agent's hello, which authenticates by the device itself, uses this. */
   bySystemId(systemId: string) {
     return this.db
       .selectFrom('agent_device')
@@ -72,34 +72,6 @@ export class DeviceRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Clears the instance mark only if this instance still holds the device (a newer socket may be elsewhere). */
-  async markDisconnected(systemId: string, instanceId: string, at: string): Promise<void> {
-    await this.db
-      .updateTable('agent_device')
-      .set({ connected_instance: null, last_seen_at: at })
-      .where('system_id', '=', systemId)
-      .where('connected_instance', '=', instanceId)
-      .execute();
-  }
-
-  async touchMany(systemIds: string[], at: string): Promise<void> {
-    for (let i = 0; i < systemIds.length; i += 500) {
-      await this.db
-        .updateTable('agent_device')
-        .set({ last_seen_at: at })
-        .where('system_id', 'in', systemIds.slice(i, i + 500))
-        .execute();
-    }
-  }
-
-  async releaseInstance(instanceId: string): Promise<void> {
-    await this.db
-      .updateTable('agent_device')
-      .set({ connected_instance: null })
-      .where('connected_instance', '=', instanceId)
-      .execute();
-  }
-
   /** Devices mapped to any of these children (for members' views and permission checks). */
   async mappedTo(childIds: string[]): Promise<string[]> {
     if (!childIds.length) return [];
@@ -126,101 +98,6 @@ export class DeviceRepository {
       ])
       .where('device_mapping.system_id', '=', systemId)
       .orderBy('device_mapping.created_at', 'asc')
-      .execute();
-  }
-
-  async recordUsage(
-    systemId: string,
-    linuxUsername: string,
-    date: string,
-    seconds: number,
-    at: string,
-  ): Promise<void> {
-    // The agent sends the day's running total; keep the largest so a reordered report cannot lower it.
-    await this.db
-      .insertInto('usage_day')
-      .values({
-        system_id: systemId,
-        linux_username: linuxUsername,
-        date,
-        seconds_used: seconds,
-        updated_at: at,
-      })
-      .onConflict((oc) =>
-        oc.columns(['system_id', 'linux_username', 'date']).doUpdateSet({
-          seconds_used: sql`case when excluded.seconds_used > usage_day.seconds_used then excluded.seconds_used else usage_day.seconds_used end`,
-          updated_at: at,
-        }),
-      )
-      .execute();
-  }
-}
-
-export class CommandQueueRepository {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async count(systemId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('device_command')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('system_id', '=', systemId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
-  async insert(row: DeviceCommandTable): Promise<void> {
-    await this.db.insertInto('device_command').values(row).execute();
-  }
-
-  async deleteCoalesced(systemId: string, key: string): Promise<number> {
-    const r = await this.db
-      .deleteFrom('device_command')
-      .where('system_id', '=', systemId)
-      .where('coalesce_key', '=', key)
-      .executeTakeFirst();
-    return Number(r.numDeletedRows);
-  }
-
-  /** Live commands for a device, oldest first. */
-  due(systemId: string, now: string) {
-    return this.db
-      .selectFrom('device_command')
-      .selectAll()
-      .where('system_id', '=', systemId)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-      .orderBy('created_at', 'asc')
-      .orderBy('id', 'asc')
-      .execute();
-  }
-
-  async markAttempt(ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    await this.db
-      .updateTable('device_command')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('id', 'in', ids)
-      .execute();
-  }
-
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('device_command').where('id', '=', id).execute();
-  }
-
-  async deleteExpired(now: string, maxAttempts: number): Promise<number> {
-    const r = await this.db
-      .deleteFrom('device_command')
-      .where((eb) => eb.or([eb('expires_at', '<=', now), eb('attempts', '>=', maxAttempts)]))
-      .executeTakeFirst();
-    return Number(r.numDeletedRows);
-  }
-
-  list(systemId: string) {
-    return this.db
-      .selectFrom('device_command')
-      .selectAll()
-      .where('system_id', '=', systemId)
-      .orderBy('created_at')
-      .orderBy('id')
       .execute();
   }
 }

@@ -6,7 +6,7 @@ import {
   type OverlayControlBody,
 } from '@hearth/protocol';
 
-import type { AgentHub } from '../../agent-channel/hub.js';
+import type { AgentChannel } from '../../agent-channel/channel.js';
 import { type CommandQueue, type QueuePolicy, queuePolicyFor } from '../../agent-channel/queue.js';
 import { type BearerDevice, isAdmin, type SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
@@ -37,7 +37,7 @@ export class DeviceService {
 
   constructor(
     database: Db,
-    private readonly hub: AgentHub,
+    private readonly hub: AgentChannel,
     private readonly queue: CommandQueue,
     private readonly events: EventPublisher,
     private readonly cache: ReadCache,

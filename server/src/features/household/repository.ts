@@ -34,6 +34,15 @@ export class HouseholdRepository {
       .executeTakeFirst();
   }
 
+  /** The household whose enrollment token this is (the caller compares in constant time). */
+  byEnrollmentToken(token: string) {
+    return this.db
+      .selectFrom('household')
+      .select(['id', 'enrollment_token'])
+      .where('enrollment_token', '=', token)
+      .executeTakeFirst();
+  }
+
   async countParents(): Promise<number> {
     const row = await this.db
       .selectFrom('parent')

@@ -1,6 +1,6 @@
 import type { AppPolicyBody, AppPolicyView, AppRule } from '@hearth/protocol';
 import type { Kysely } from 'kysely';
-import type { CommandResult } from '../../agent-channel/hub.js';
+import type { CommandResult } from '../../agent-channel/types.js';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/schema.js';

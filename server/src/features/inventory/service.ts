@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AppIconReportMessage, InstalledApp, InstalledAppsReportMessage } from '@hearth/protocol';
 import { MAX_ICON_BYTES } from '@hearth/protocol';
 import type { Kysely } from 'kysely';
-import type { AuthenticatedDevice } from '../../agent-channel/hub.js';
+import type { AuthenticatedDevice } from '../../agent-channel/types.js';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import { sha256Hex } from '../../platform/crypto.js';

@@ -9,7 +9,7 @@ import type {
   ValidationView,
 } from '@hearth/protocol';
 
-import type { AgentHub } from '../../agent-channel/hub.js';
+import type { AgentChannel } from '../../agent-channel/channel.js';
 import { isAdmin, type SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
@@ -54,7 +54,7 @@ export class UserService {
 
   constructor(
     database: Db,
-    private readonly hub: Pick<AgentHub, 'isOnline'>,
+    private readonly hub: Pick<AgentChannel, 'isOnline'>,
     private readonly cache: ReadCache,
   ) {
     this.cachedChildren = cache.space('children');

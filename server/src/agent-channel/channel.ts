@@ -1,0 +1,334 @@
+import { CLOSE_CODES, HelloMessage, WS_SILENCE_LIMIT_MS } from '@hearth/protocol';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { WebSocket } from 'ws';
+import type { Bus } from '../platform/bus.js';
+import { nowIso } from '../platform/clock.js';
+import { newId } from '../platform/crypto.js';
+import type { Database } from '../platform/db/schema.js';
+import { compileStrict, describeErrors } from '../platform/validate.js';
+import {
+  abandonWaiting,
+  type Connection,
+  closeSocket,
+  newConnection,
+  sendError,
+  sendFrame,
+} from './connection.js';
+import { deliverQueued, flushQueue } from './delivery.js';
+import { type Frame, MessageRegistry, parseFrame } from './dispatch.js';
+import { Liveness } from './liveness.js';
+import { PresenceRepository } from './presence-repository.js';
+import type { CommandQueue } from './queue.js';
+import { type InstanceMessage, instanceTopic, RemoteCommands, requestOn, takeResponse } from './rpc.js';
+import {
+  type AnsweredHandler,
+  type AuthenticatedDevice,
+  type ChannelTimings,
+  type CommandResult,
+  DEFAULT_TIMINGS,
+  type Decision,
+  type DisconnectedHandler,
+  type Handshake,
+  type HandshakeSocket,
+} from './types.js';
+
+const validateHello = compileStrict<HelloMessage>(HelloMessage);
+
+/**
+ * The agent channel (docs/protocol.md): this instance's agent sockets, their liveness, frame
+ * dispatch to the messages features register, the command RPC, and the route to sockets other
+ * instances hold. What a hello means is the devices feature's handshake.
+ */
+export class AgentChannel {
+  readonly instanceId = newId();
+  private readonly connections = new Map<string, Connection>();
+  private readonly unidentified = new Set<Connection>();
+  private readonly messages = new MessageRegistry();
+  private readonly answered: AnsweredHandler[] = [];
+  private readonly disconnected: DisconnectedHandler[] = [];
+  private readonly presence: PresenceRepository;
+  private readonly remote: RemoteCommands;
+  private readonly liveness: Liveness;
+  private handshake: Handshake | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => Promise<void>) | null = null;
+  private closed = false;
+
+  constructor(
+    db: Kysely<Database>,
+    private readonly bus: Bus,
+    private readonly queue: CommandQueue,
+    private readonly log: FastifyBaseLogger,
+    private readonly timings: ChannelTimings = DEFAULT_TIMINGS,
+  ) {
+    this.presence = new PresenceRepository(db);
+    this.remote = new RemoteCommands(bus, this.instanceId);
+    this.liveness = new Liveness(timings, this.presence, log);
+  }
+
+  async start(): Promise<void> {
+    this.unsubscribe = await this.bus.subscribe(instanceTopic(this.instanceId), (m) =>
+      this.onInstanceMessage(m as InstanceMessage),
+    );
+    this.sweeper = setInterval(
+      () => this.liveness.sweep(this.unidentified, this.connections),
+      this.timings.sweepMs,
+    );
+    this.sweeper.unref();
+  }
+
+  /** The devices feature decides what a hello means; there is exactly one handshake. */
+  setHandshake(handshake: Handshake): void {
+    this.handshake = handshake;
+  }
+
+  /** Features add agent message types here; frames that fail the schema get an error frame. */
+  on<T>(
+    type: string,
+    schema: TSchema,
+    handler: (device: AuthenticatedDevice, message: T) => Promise<unknown> | unknown,
+    onInvalid?: (device: AuthenticatedDevice, message: Record<string, unknown>, why: string) => void,
+  ): void {
+    this.messages.on(type, schema, handler, onInvalid);
+  }
+
+  onAnswered(handler: AnsweredHandler): void {
+    this.answered.push(handler);
+  }
+
+  onDisconnected(handler: DisconnectedHandler): void {
+    this.disconnected.push(handler);
+  }
+
+  isLocal(systemId: string): boolean {
+    return this.connections.get(systemId)?.state === 'authenticated';
+  }
+
+  /**
+   * Online anywhere: held here, or held by the instance the database names and heard from within the
+   * silence limit (an instance that died without cleaning up stops counting after that).
+   */
+  isOnline(row: {
+    system_id: string;
+    status: string;
+    connected_instance?: string | null;
+    last_seen_at: string | null;
+  }): boolean {
+    if (row.status === 'rejected' || row.status === 'unenrolled') return false;
+    if (this.connections.has(row.system_id)) return true;
+    const seen = row.last_seen_at ? Date.parse(row.last_seen_at) : 0;
+    return (
+      !!row.connected_instance &&
+      row.connected_instance !== this.instanceId &&
+      Date.now() - seen < this.timings.silenceMs
+    );
+  }
+
+  get size(): number {
+    return this.connections.size + this.unidentified.size;
+  }
+
+  accept(ws: WebSocket): void {
+    const conn = newConnection(ws);
+    this.unidentified.add(conn);
+    ws.on('message', (data, isBinary) => {
+      conn.lastSeen = Date.now();
+      if (isBinary) return closeSocket(conn, CLOSE_CODES.badMessage, 'binary frames are not accepted');
+      const text = data.toString();
+      // One agent's frames are handled in the order they came (a usage total, then the next one).
+      conn.chain = conn.chain
+        .then(() => this.onMessage(conn, text))
+        .catch((err) => {
+          this.log.error({ err, system_id: conn.systemId }, 'agent message failed');
+          sendError(conn, 'internal_error', 'The server could not handle that message.');
+        });
+    });
+    ws.on('pong', () => {
+      conn.lastSeen = Date.now();
+    });
+    ws.on('close', () => this.onClose(conn));
+    ws.on('error', () => {});
+  }
+
+  private async onMessage(conn: Connection, text: string): Promise<void> {
+    if (conn.state === 'closing') return;
+    const frame = parseFrame(text);
+    if (typeof frame === 'string') return closeSocket(conn, CLOSE_CODES.badMessage, frame);
+    if (conn.state === 'hello') {
+      if (frame.type !== 'hello')
+        return closeSocket(conn, CLOSE_CODES.badMessage, 'the first frame must be hello');
+      return this.onHello(conn, frame);
+    }
+    if (frame.type === 'hello')
+      return sendError(conn, 'duplicate_hello', 'hello was already received on this socket.');
+    // Answers are taken from any socket that was asked something (an unenrolled agent answers its unenroll).
+    if (frame.type === 'command_response') return takeResponse(conn, frame);
+    if (conn.state !== 'authenticated') {
+      return sendError(conn, 'not_paired', 'This device is waiting for a parent to approve it.');
+    }
+    const handler = this.messages.get(frame.type);
+    if (!handler) return sendError(conn, 'unknown_type', `Unknown message type "${frame.type}".`);
+    await handler(this.deviceOf(conn), frame);
+  }
+
+  private deviceOf(conn: Connection): AuthenticatedDevice {
+    return {
+      systemId: conn.systemId ?? '',
+      householdId: conn.householdId ?? '',
+      linuxUsers: conn.linuxUsers ?? new Set(),
+      platform: conn.platform,
+      send: (message) => sendFrame(conn, message),
+    };
+  }
+
+  private async onHello(conn: Connection, frame: Frame): Promise<void> {
+    if (!validateHello(frame))
+      return closeSocket(
+        conn,
+        CLOSE_CODES.badMessage,
+        `invalid hello: ${describeErrors(validateHello.errors)}`,
+      );
+    if (!this.handshake) throw new Error('The agent channel has no handshake.');
+    conn.state = 'pending'; // no second hello while this one is checked
+    await this.handshake.hello(this.socketOf(conn), frame as HelloMessage);
+  }
+
+  /** The primitives a handshake gets for one socket. */
+  private socketOf(conn: Connection): HandshakeSocket {
+    return {
+      instanceId: this.instanceId,
+      get state() {
+        return conn.state;
+      },
+      get systemId() {
+        return conn.systemId;
+      },
+      get householdId() {
+        return conn.householdId;
+      },
+      send: (message) => sendFrame(conn, message),
+      close: (code, reason) => closeSocket(conn, code, reason),
+      bind: (systemId, householdId, hello, state) => this.bind(conn, systemId, householdId, hello, state),
+      authenticate: () => {
+        conn.state = 'authenticated';
+      },
+      flushQueue: () => this.detach(flushQueue(conn, this.queue, this.answered)),
+      deliverQueued: (systemId, command, timeoutMs) =>
+        deliverQueued(conn, this.queue, systemId, command, timeoutMs),
+      detach: (work) => this.detach(work),
+    };
+  }
+
+  private bind(
+    conn: Connection,
+    systemId: string,
+    householdId: string,
+    hello: Pick<HelloMessage, 'linux_users' | 'platform'>,
+    state: 'pending' | 'authenticated',
+  ): void {
+    this.unidentified.delete(conn);
+    const previous = this.connections.get(systemId);
+    if (previous && previous !== conn) {
+      this.connections.delete(systemId);
+      closeSocket(previous, 1000, 'replaced by a newer connection');
+    }
+    conn.systemId = systemId;
+    conn.householdId = householdId;
+    conn.linuxUsers = new Set(hello.linux_users.map((u) => u.username));
+    conn.platform = hello.platform;
+    conn.state = state;
+    this.connections.set(systemId, conn);
+  }
+
+  private detach(work: Promise<unknown>): void {
+    work.catch((err) => this.log.error({ err }, 'agent channel task failed'));
+  }
+
+  private onClose(conn: Connection): void {
+    this.unidentified.delete(conn);
+    abandonWaiting(conn);
+    const { systemId, householdId } = conn;
+    if (!systemId || this.connections.get(systemId) !== conn) return;
+    this.connections.delete(systemId);
+    if (this.closed) return;
+    this.presence
+      .markDisconnected(systemId, this.instanceId, nowIso())
+      .catch((err) => this.log.warn({ err }, 'could not mark device offline'));
+    if (householdId) for (const handler of this.disconnected) handler(systemId, householdId);
+  }
+
+  /** Sends a command to a socket held here and waits for its answer. */
+  private rpcLocal(systemId: string, command: string, args: Record<string, unknown>): Promise<CommandResult> {
+    const conn = this.connections.get(systemId);
+    if (conn?.state !== 'authenticated') return Promise.resolve({ status: 'offline' });
+    return requestOn(conn, command, args);
+  }
+
+  /** Sends a command wherever the device's socket is: here, or on the instance the database names. */
+  async rpc(systemId: string, command: string, args: Record<string, unknown>): Promise<CommandResult> {
+    if (this.isLocal(systemId)) return this.rpcLocal(systemId, command, args);
+    const device = await this.presence.holder(systemId);
+    const holder = device?.connected_instance;
+    const fresh = device?.last_seen_at && Date.now() - Date.parse(device.last_seen_at) < WS_SILENCE_LIMIT_MS;
+    if (!holder || holder === this.instanceId || !fresh) return { status: 'offline' };
+    return this.remote.send(holder, systemId, command, args);
+  }
+
+  /** Tells whichever instance holds the device's socket about a parent's decision. */
+  async notifyDecision(systemId: string, kind: Decision): Promise<void> {
+    if (this.connections.has(systemId)) return this.applyDecision(systemId, kind);
+    const device = await this.presence.holder(systemId);
+    if (device?.connected_instance && device.connected_instance !== this.instanceId) {
+      await this.bus.publish(instanceTopic(device.connected_instance), {
+        kind,
+        system_id: systemId,
+      } satisfies InstanceMessage);
+    }
+  }
+
+  private async applyDecision(systemId: string, kind: Decision): Promise<void> {
+    const conn = this.connections.get(systemId);
+    if (!conn || !this.handshake) return;
+    await this.handshake.decided(this.socketOf(conn), kind);
+  }
+
+  private async onInstanceMessage(message: InstanceMessage): Promise<void> {
+    try {
+      if (message.kind === 'command') {
+        const result = await this.rpcLocal(message.system_id, message.command, message.args);
+        await this.bus.publish(instanceTopic(message.reply_to), {
+          kind: 'command_result',
+          request_id: message.request_id,
+          result,
+        } satisfies InstanceMessage);
+      } else if (message.kind === 'command_result') {
+        this.remote.settle(message.request_id, message.result);
+      } else {
+        await this.applyDecision(message.system_id, message.kind);
+      }
+    } catch (err) {
+      this.log.error({ err }, 'bus message failed');
+    }
+  }
+
+  /** Closes every socket (server shutdown) and forgets this instance's claims on devices. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.unsubscribe?.();
+    for (const conn of [...this.connections.values(), ...this.unidentified]) {
+      abandonWaiting(conn);
+      try {
+        conn.ws.close(1001, 'server shutting down');
+      } catch {
+        conn.ws.terminate();
+      }
+    }
+    this.connections.clear();
+    this.unidentified.clear();
+    await this.presence.releaseInstance(this.instanceId).catch(() => {});
+  }
+}

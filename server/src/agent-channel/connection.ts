@@ -1,0 +1,62 @@
+import type { WebSocket } from 'ws';
+import type { CommandResult, SocketState } from './types.js';
+
+/** One agent socket. Kept small: the server holds tens of thousands of these. */
+export interface Connection {
+  ws: WebSocket;
+  state: SocketState;
+  systemId: string | null;
+  householdId: string | null;
+  openedAt: number;
+  lastSeen: number;
+  lastPing: number;
+  linuxUsers: Set<string> | null;
+  platform: string;
+  /** Commands sent on this socket, by request id, waiting for their `command_response`. */
+  waiting: Map<string, (result: CommandResult) => void> | null;
+  /** The frames being handled, one after another. */
+  chain: Promise<void>;
+}
+
+export function newConnection(ws: WebSocket): Connection {
+  const now = Date.now();
+  return {
+    ws,
+    state: 'hello',
+    systemId: null,
+    householdId: null,
+    openedAt: now,
+    lastSeen: now,
+    lastPing: now,
+    linuxUsers: null,
+    platform: '',
+    waiting: null,
+    chain: Promise.resolve(),
+  };
+}
+
+export function sendFrame(conn: Connection, message: unknown): void {
+  if (conn.ws.readyState === conn.ws.OPEN) conn.ws.send(JSON.stringify(message));
+}
+
+export function sendError(conn: Connection, code: string, message: string): void {
+  sendFrame(conn, { type: 'error', code, message });
+}
+
+export function closeSocket(conn: Connection, code: number, reason: string): void {
+  if (conn.state === 'closing') return;
+  conn.state = 'closing';
+  try {
+    conn.ws.close(code, reason.slice(0, 120));
+  } catch {
+    conn.ws.terminate();
+  }
+  // A peer that never completes the closing handshake is cut off.
+  setTimeout(() => conn.ws.terminate(), 5000).unref();
+}
+
+/** Every command still waiting on this socket learns that it went offline. */
+export function abandonWaiting(conn: Connection): void {
+  for (const resolve of conn.waiting?.values() ?? []) resolve({ status: 'offline' });
+  conn.waiting = null;
+}
