@@ -15,12 +15,12 @@ import {
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { api, messageOf } from '../api/client';
-import type { ManagedUserView, UserList } from '../api/types';
-import { useApi } from '../api/use-api';
-import { AgeTierBadge, ChildAvatar } from '../components/child-bits';
+import { useUsers } from '../api/resources';
+import type { ManagedUserView } from '../api/types';
+import { ChildAvatar, ChildTierLine } from '../components/child-bits';
 import { IconChevronRight, IconChildren, IconPlus } from '../components/icons';
 import { ErrorAlert, notifySaved, PageHeader } from '../components/page';
-import { AGE_TIER_OPTIONS, ageTierFromOption, NAME_MAX_LENGTH, plural } from '../labels';
+import { AGE_TIER_OPTIONS, ageTierFromOption, NAME_MAX_LENGTH } from '../labels';
 import { useSession } from '../session';
 
 function AddChildForm({ onAdded }: { onAdded: (child: ManagedUserView) => void }) {
@@ -112,12 +112,7 @@ function ChildRow({ child }: { child: ManagedUserView }) {
           <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
             {child.name}
           </Text>
-          <Group gap="xs">
-            <AgeTierBadge tier={child.overlay_age_tier} />
-            <Text size="sm" c="dimmed">
-              {plural(child.mappings.length, 'device')}
-            </Text>
-          </Group>
+          <ChildTierLine child={child} />
         </Stack>
         <IconChevronRight size={18} />
       </Group>
@@ -127,7 +122,7 @@ function ChildRow({ child }: { child: ManagedUserView }) {
 
 export function ChildrenPage() {
   const { isAdmin } = useSession();
-  const users = useApi<UserList>('/api/users');
+  const users = useUsers();
   const children = users.data?.items;
 
   return (

@@ -16,11 +16,11 @@ import {
 import { useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { api, messageOf } from '../../api/client';
-import { useLiveRefresh } from '../../api/live';
-import type { DeviceView, UserList } from '../../api/types';
-import { useApi } from '../../api/use-api';
+import { useDevice, useUsers } from '../../api/resources';
+import type { DeviceView } from '../../api/types';
 import { CopyField } from '../../components/copy-field';
 import {
+  accountsText,
   DeviceStatusBadge,
   LastSeen,
   OnlineBadge,
@@ -29,7 +29,7 @@ import {
   RelativeTime,
 } from '../../components/device-bits';
 import { IconAlert, IconArrowLeft, IconChildren, IconUnlink } from '../../components/icons';
-import { ErrorAlert, notifySaved, PageHeader } from '../../components/page';
+import { ErrorAlert, notifySaved, PageHeader, StaleNotice } from '../../components/page';
 import { DEVICE_STATUS_LABELS, platformLabel } from '../../labels';
 import { useSession } from '../../session';
 import { InstalledAppsSection } from '../apps/device-apps-section';
@@ -145,15 +145,7 @@ function AboutCard({ device }: { device: DeviceView }) {
           <DataList.Item>
             <DataList.ItemLabel>Accounts reported</DataList.ItemLabel>
             <DataList.ItemValue style={{ overflowWrap: 'anywhere' }}>
-              {device.linux_users.length
-                ? device.linux_users
-                    .map((u) =>
-                      u.display_name && u.display_name !== u.username
-                        ? `${u.username} (${u.display_name})`
-                        : u.username,
-                    )
-                    .join(', ')
-                : 'None yet'}
+              {accountsText(device, 'None yet')}
             </DataList.ItemValue>
           </DataList.Item>
           <DataList.Item>
@@ -267,15 +259,14 @@ function StatusNotice({ device, onDecided }: { device: DeviceView; onDecided: ()
 
 function DeviceDetails({ systemId }: { systemId: string }) {
   const { isAdmin } = useSession();
-  const device = useApi<DeviceView>(`/api/devices/${encodeURIComponent(systemId)}`);
-  const users = useApi<UserList>('/api/users');
+  const device = useDevice(systemId);
+  const users = useUsers();
   const { reload: reloadDevice } = device;
   const { reload: reloadUsers } = users;
   const refresh = useCallback(() => {
     reloadDevice();
     reloadUsers();
   }, [reloadDevice, reloadUsers]);
-  useLiveRefresh(['device_status'], refresh);
   const data = device.data;
 
   if (device.error?.code === 'not_found') {
@@ -321,11 +312,7 @@ function DeviceDetails({ systemId }: { systemId: string }) {
         }
       />
       <Stack gap="lg">
-        {device.error ? (
-          <Alert variant="light" color="yellow" icon={<IconAlert />} title="Not up to date" role="status">
-            {device.error.message} Hearth keeps trying and updates this page once it can.
-          </Alert>
-        ) : null}
+        <StaleNotice error={device.error} />
         <StatusNotice device={data} onDecided={refresh} />
         <Grid gap="lg">
           <Grid.Col span={{ base: 12, md: 7 }}>

@@ -15,15 +15,8 @@ import {
 } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { api, messageOf } from '../../api/client';
-import type {
-  ChildPermission,
-  ManagedUserView,
-  ParentList,
-  ParentRole,
-  ParentView,
-  UserList,
-} from '../../api/types';
-import { useApi } from '../../api/use-api';
+import { useParents, useUsers } from '../../api/resources';
+import type { ChildPermission, ManagedUserView, ParentRole, ParentView } from '../../api/types';
 import { IconPlus } from '../../components/icons';
 import { ErrorAlert, notifyError, notifySaved, PageHeader } from '../../components/page';
 import { PASSWORD_MIN_LENGTH, ROLE_COLORS, ROLE_DESCRIPTIONS, ROLE_LABELS } from '../../labels';
@@ -294,8 +287,8 @@ function EditParentModal({
 export function SettingsPage() {
   const session = useSignedIn();
   const { isAdmin, setup, refresh } = useSession();
-  const parents = useApi<ParentList>('/api/household/parents');
-  const users = useApi<UserList>('/api/users');
+  const parents = useParents();
+  const users = useUsers();
   const [editing, setEditing] = useState<ParentView | null>(null);
   const childList = users.data?.items ?? [];
 
