@@ -3,19 +3,19 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { SimAgent } from '../../bench/src/simulator.ts';
-import { enrollmentToken, startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import { enrollmentToken, type TestServer } from '../../server/test/helpers.ts';
 import {
-  assertBuilt,
   assertFitsPhone,
   assertNotReloaded,
   browserSkipReason,
   Client,
+  closeHousehold,
   closePage,
-  createOwner,
+  createAnnAndBen,
   gotoLive,
-  launchBrowser,
   markPage,
   type Owner,
+  openHousehold,
   openPage,
   PASSWORD,
   PHONE,
@@ -137,12 +137,8 @@ describe('sign-up approvals, approval requests and online accounts', { skip }, (
   };
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
-    ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' })).body;
-    ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
+    ({ server, browser, owner } = await openHousehold());
+    ({ ann, ben } = await createAnnAndBen(owner));
     laptop = await pairedAgent('family-laptop', 'Living room laptop', [
       ['ann', ann],
       ['ben', ben],
@@ -150,11 +146,7 @@ describe('sign-up approvals, approval requests and online accounts', { skip }, (
     // Ann's old laptop runs an agent from before sign-up approvals.
     await pairedAgent('old-laptop', 'Old laptop', [['ann', ann]], '0.56.0');
   });
-  after(async () => {
-    await Promise.all(agents.map((a) => a.stop()));
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeHousehold({ server, browser }, agents));
 
   test('the Enforce switch turns sign-up approvals on for the very next check; an old agent cannot', async () => {
     assert.deepEqual(await check('games.example.com'), {

@@ -4,18 +4,18 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { type Frame, SimAgent, type SimAgentOptions } from '../../bench/src/simulator.ts';
-import { enrollmentToken, startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import { enrollmentToken, type TestServer } from '../../server/test/helpers.ts';
 import {
-  assertBuilt,
   assertFitsPhone,
   assertNotReloaded,
   browserSkipReason,
+  closeHousehold,
   closePage,
-  createOwner,
+  createAnnAndBen,
   isCommand,
-  launchBrowser,
   markPage,
   type Owner,
+  openHousehold,
   openPage,
   PHONE,
   screenshot,
@@ -153,13 +153,9 @@ describe('installed apps and app rules', { skip }, () => {
     (await owner.client.get(`/api/managed-users/${child.id}/app-policy`)).body;
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
+    ({ server, browser, owner } = await openHousehold());
     token = await enrollmentToken(owner);
-    ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' })).body;
-    ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
+    ({ ann, ben } = await createAnnAndBen(owner));
     // The laptop takes a moment to answer "rescan", as a real agent does, so "Asking…" shows.
     laptop = await paired(
       {
@@ -180,11 +176,7 @@ describe('installed apps and app rules', { skip }, () => {
     await map(ann, study.systemId, 'kid');
     await map(ben, laptop.systemId, 'ben');
   });
-  after(async () => {
-    await Promise.all(agents.map((a) => a.stop()));
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeHousehold({ server, browser }, agents));
 
   test('before any report the pages say where apps come from; a report then shows up without a reload', async () => {
     const handle = await openPage(browser, server, { as: owner.client });

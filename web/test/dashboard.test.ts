@@ -3,26 +3,20 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { SimAgent } from '../../bench/src/simulator.ts';
 import { defaultTasks, WorkerLoop } from '../../server/src/worker/loop.ts';
+import { addParent, enrollmentToken, recordUsage, type TestServer } from '../../server/test/helpers.ts';
 import {
-  addParent,
-  enrollmentToken,
-  recordUsage,
-  startTestServer,
-  type TestServer,
-} from '../../server/test/helpers.ts';
-import {
-  assertBuilt,
   assertFitsPhone,
   assertNotReloaded,
   browserSkipReason,
   type Client,
+  closeHousehold,
   closePage,
-  createOwner,
+  createAnnAndBen,
   gotoLive,
   isCommand,
-  launchBrowser,
   markPage,
   type Owner,
+  openHousehold,
   openPage,
   PHONE,
   screenshot,
@@ -80,13 +74,9 @@ describe('dashboard, access requests and alerts', { skip }, () => {
   const unreadFor = async (client: Client) => (await client.get('/api/dashboard')).body.counts.unread_alerts;
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
+    ({ server, browser, owner } = await openHousehold());
     token = await enrollmentToken(owner);
-    ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' })).body;
-    ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
+    ({ ann, ben } = await createAnnAndBen(owner));
 
     // A paired laptop both children use, approved and mapped as a parent would.
     laptop = new SimAgent({
@@ -113,11 +103,7 @@ describe('dashboard, access requests and alerts', { skip }, () => {
     await recordUsage(server, laptop.systemId, 'ann', today(), 80 * 60);
     await recordUsage(server, laptop.systemId, 'ben', today(), 25 * 60);
   });
-  after(async () => {
-    await Promise.all(agents.map((a) => a.stop()));
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeHousehold({ server, browser }, agents));
 
   test('the dashboard shows the counts and each child, and follows new devices and alerts live', async () => {
     const handle = await openPage(browser, server, { as: owner.client });

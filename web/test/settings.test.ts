@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import type { TestServer } from '../../server/test/helpers.ts';
 import {
-  assertBuilt,
   browserSkipReason,
   Client,
+  closeHousehold,
   closePage,
-  createOwner,
-  launchBrowser,
   type Owner,
+  openHousehold,
   openPage,
   PASSWORD,
   screenshot,
@@ -24,17 +23,11 @@ describe('settings', { skip }, () => {
   let ann: { id: string };
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
+    ({ server, browser, owner } = await openHousehold());
     ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'teen' })).body;
     await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' });
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeHousehold({ server, browser }));
 
   test('adds a member parent who can view one child', async () => {
     const handle = await openPage(browser, server, { as: owner.client });

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import type { Frame } from '../../bench/src/simulator.ts';
-import { Client, PASSWORD, type TestServer } from '../../server/test/helpers.ts';
+import { Client, PASSWORD, startTestServer, type TestServer } from '../../server/test/helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const root = path.resolve(import.meta.dirname, '../..');
@@ -181,3 +181,36 @@ export async function assertFitsPhone(page: Page): Promise<void> {
 /** Matches the agent simulator's command_request frames for one command. */
 export const isCommand = (command: string) => (f: Frame) =>
   f.type === 'command_request' && f.command === command;
+
+export interface Household {
+  server: TestServer;
+  browser: Browser;
+  owner: Owner;
+}
+
+/** A suite's start: a fresh server, a browser, and Maria's household (the name the screenshots show). */
+export async function openHousehold(): Promise<Household> {
+  assertBuilt();
+  const server = await startTestServer();
+  const browser = await launchBrowser();
+  const owner = await createOwner(server, 'maria', 'The Rivera family');
+  return { server, browser, owner };
+}
+
+/** A suite's end: its agents stop first, then the browser and the server. */
+export async function closeHousehold(
+  household: Partial<Household>,
+  agents: { stop(): Promise<unknown> }[] = [],
+): Promise<void> {
+  await Promise.all(agents.map((a) => a.stop()));
+  await household.browser?.close();
+  await household.server?.close();
+}
+
+/** The two children most suites look after: Ann (8–12) and Ben (under 8). */
+export async function createAnnAndBen(owner: Owner): Promise<{ ann: { id: string }; ben: { id: string } }> {
+  const ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' }))
+    .body;
+  const ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
+  return { ann, ben };
+}
