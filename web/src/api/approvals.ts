@@ -1,6 +1,7 @@
 // Approval requests, sign-up approval settings and grants per device mapping, and the online account
 // audit (the wire shapes come from the protocol package, types only).
 import type { ApprovalView, GrantView, OnlineAccountView } from '@hearth/protocol';
+import { type QueryKey, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { useSession } from '../session';
 import { type ApiError, api } from './client';
@@ -157,7 +158,9 @@ export function useApprovalFeed(filter: ApprovalFilter): ApprovalFeed {
 
 /** How many requests wait for a decision, for the navigation badge; null until known. */
 export function usePendingApprovalCount(): number | null {
-  return useApprovalList('pending').data?.items.length ?? null;
+  // An answer being sent shows decided at once, so it no longer counts.
+  const items = useApprovalList('pending').data?.items;
+  return items ? items.filter((a) => a.status === 'pending').length : null;
 }
 
 /** Sign-up approvals of one device mapping: whether they are enforced, and the sites allowed. */
@@ -171,4 +174,59 @@ export const useGrants = (mappingId: string) =>
 export async function findApproval(approval: ApprovalView): Promise<ApprovalView | null> {
   const list = await api.get<ItemList<ApprovalView>>(`/api/approvals?type=${enc(approval.type)}`);
   return list.items.find((a) => a.id === approval.id) ?? null;
+}
+
+/** Deny, or approve with a one-time or lasting grant, or (for more time) a number of minutes. */
+export type Answer = { deny: true } | { deny?: false; grant?: GrantKind; minutes?: number };
+
+type ListSnapshot = [QueryKey, ItemList<ApprovalView> | undefined][];
+
+/**
+ * Answers a request: every list shows it decided by this parent at once and goes back if the server
+ * refuses; after a 409 (another parent answered first) the lists are asked again, and the caller
+ * looks up who answered. The keys it invalidates are those the `approval_decided` event names.
+ */
+export function useDecideApproval(): (approval: ApprovalView, answer: Answer) => Promise<ApprovalView> {
+  const cache = useQueryClient();
+  const parentId = useSession().session?.parent.id ?? null;
+  const { mutateAsync } = useMutation<
+    ApprovalView,
+    ApiError,
+    { approval: ApprovalView; answer: Answer },
+    ListSnapshot
+  >({
+    mutationFn: ({ approval, answer }) =>
+      answer.deny
+        ? denyRequest(approval.id)
+        : approveRequest(approval.id, { grant: answer.grant, minutes: answer.minutes }),
+    onMutate: async ({ approval, answer }) => {
+      await cache.cancelQueries({ queryKey: keys.approvals() });
+      const snapshot = cache.getQueriesData<ItemList<ApprovalView>>({ queryKey: keys.approvals() });
+      const decided: ApprovalView = {
+        ...approval,
+        status: answer.deny ? 'denied' : 'approved',
+        grant: answer.deny ? null : (answer.grant ?? null),
+        decided_by: parentId,
+        decided_at: new Date().toISOString(),
+      };
+      for (const [key, list] of snapshot) {
+        if (list)
+          cache.setQueryData(key, {
+            ...list,
+            items: list.items.map((a) => (a.id === approval.id ? decided : a)),
+          });
+      }
+      return snapshot;
+    },
+    onError: (_err, _variables, snapshot) => {
+      for (const [key, list] of snapshot ?? []) cache.setQueryData(key, list);
+    },
+    onSettled: (_view, _err, { approval }) => {
+      const queryKeys: QueryKey[] = [keys.approvals(), keys.dashboard()];
+      if (approval.mapping_id)
+        queryKeys.push(keys.approvalSettings(approval.mapping_id), keys.grants(approval.mapping_id));
+      for (const queryKey of queryKeys) void cache.invalidateQueries({ queryKey });
+    },
+  });
+  return useCallback((approval, answer) => mutateAsync({ approval, answer }), [mutateAsync]);
 }

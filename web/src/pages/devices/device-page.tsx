@@ -15,7 +15,8 @@ import {
 } from '@mantine/core';
 import { useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { api, messageOf } from '../../api/client';
+import { messageOf } from '../../api/client';
+import { useUnenrollDevice } from '../../api/mutations';
 import { useDevice, useUsers } from '../../api/resources';
 import type { DeviceView } from '../../api/types';
 import { CopyField } from '../../components/copy-field';
@@ -168,22 +169,16 @@ function AboutCard({ device }: { device: DeviceView }) {
 
 function UnenrollCard({ device, onUnenrolled }: { device: DeviceView; onUnenrolled: () => void }) {
   const [confirming, setConfirming] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const unenrollment = useUnenrollDevice();
 
-  async function unenroll() {
-    setFailure(null);
-    setBusy(true);
-    try {
-      await api.post(`/api/device/${encodeURIComponent(device.system_id)}/unenroll`);
-      notifySaved(`${device.display_name} is unenrolled.`);
-      setConfirming(false);
-      onUnenrolled();
-    } catch (err) {
-      setFailure(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+  function unenroll() {
+    unenrollment.mutate(device.system_id, {
+      onSuccess: () => {
+        notifySaved(`${device.display_name} is unenrolled.`);
+        setConfirming(false);
+        onUnenrolled();
+      },
+    });
   }
 
   return (
@@ -203,7 +198,7 @@ function UnenrollCard({ device, onUnenrolled }: { device: DeviceView; onUnenroll
           variant="light"
           leftSection={<IconUnlink size={16} />}
           onClick={() => {
-            setFailure(null);
+            unenrollment.reset();
             setConfirming(true);
           }}
         >
@@ -221,12 +216,20 @@ function UnenrollCard({ device, onUnenrolled }: { device: DeviceView; onUnenroll
             Hearth stops looking after {device.display_name}: nothing is paused or limited there any more, and
             its key stops working. If it is offline now, it is told as soon as it reconnects.
           </Text>
-          <ErrorAlert error={failure} title="The device was not unenrolled" />
+          <ErrorAlert
+            error={unenrollment.error && messageOf(unenrollment.error)}
+            title="The device was not unenrolled"
+          />
           <Group justify="flex-end" gap="sm">
             <Button variant="default" onClick={() => setConfirming(false)} data-autofocus>
               Cancel
             </Button>
-            <Button color="red" loading={busy} onClick={unenroll} leftSection={<IconUnlink size={16} />}>
+            <Button
+              color="red"
+              loading={unenrollment.isPending}
+              onClick={unenroll}
+              leftSection={<IconUnlink size={16} />}
+            >
               Unenroll
             </Button>
           </Group>
