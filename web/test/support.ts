@@ -278,7 +278,7 @@ export function asDevice(server: TestServer, agent: SimAgent) {
 }
 
 /** A child's request from Hearth Space, sent the way the device's agent sends it. */
-export const requestAccess = (
+export const sendAccessRequest = (
   server: TestServer,
   agent: SimAgent,
   linuxUsername: string,
@@ -288,7 +288,7 @@ export const requestAccess = (
   asDevice(server, agent)('POST', '/api/access-request', { linux_username: linuxUsername, reason, message });
 
 /** Sends agent clock-change alerts and waits until the server has stored them all. */
-export async function agentAlerts(
+export async function sendClockAlerts(
   owner: Owner,
   agent: SimAgent,
   events: { linux_username?: string; detail: object }[],
