@@ -12,7 +12,7 @@ import {
   type Owner,
   openHousehold,
   openPage,
-  pairAgent,
+  pairFamilyLaptop,
   screenshot,
   sendAccessRequest,
   sendClockAlerts,
@@ -39,19 +39,7 @@ describe('the Alerts page', { skip }, () => {
     ({ server, browser, owner } = household);
     const children = await createAnnAndBen(owner);
     ben = children.ben;
-    laptop = await pairAgent(
-      household,
-      agents,
-      {
-        hostname: 'family-laptop',
-        linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
-      },
-      'Living room laptop',
-      [
-        ['ann', children.ann],
-        ['ben', ben],
-      ],
-    );
+    laptop = await pairFamilyLaptop(household, agents, children.ann, ben);
     // The alerts a day of the dashboard's stories leaves: clock changes and requests, some read.
     const request = async (account: string, reason: string, message: string, read = false) => {
       const res = await sendAccessRequest(server, laptop, account, reason, message);

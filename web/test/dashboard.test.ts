@@ -18,7 +18,7 @@ import {
   openHousehold,
   openPage,
   PHONE,
-  pairAgent,
+  pairFamilyLaptop,
   screenshot,
   sendAccessRequest,
   sendClockAlerts,
@@ -62,19 +62,7 @@ describe('dashboard and access requests', { skip }, () => {
     token = await enrollmentToken(owner);
     ({ ann, ben } = await createAnnAndBen(owner));
     // A paired laptop both children use, approved and mapped as a parent would.
-    laptop = await pairAgent(
-      household,
-      agents,
-      {
-        hostname: 'family-laptop',
-        linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
-      },
-      'Living room laptop',
-      [
-        ['ann', ann],
-        ['ben', ben],
-      ],
-    );
+    laptop = await pairFamilyLaptop(household, agents, ann, ben);
     await recordUsage(server, laptop.systemId, 'ann', today(), 80 * 60);
     await recordUsage(server, laptop.systemId, 'ben', today(), 25 * 60);
   });

@@ -314,3 +314,24 @@ export async function waitForOffline(owner: Owner, systemId: string): Promise<vo
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** The laptop Ann (account `ann`) and Ben (account `ben`) share, paired as "Living room laptop". */
+export const pairFamilyLaptop = (
+  household: Pick<Household, 'server' | 'owner'>,
+  agents: SimAgent[],
+  ann: { id: string },
+  ben: { id: string },
+): Promise<SimAgent> =>
+  pairAgent(
+    household,
+    agents,
+    {
+      hostname: 'family-laptop',
+      linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
+    },
+    'Living room laptop',
+    [
+      ['ann', ann],
+      ['ben', ben],
+    ],
+  );
