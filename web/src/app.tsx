@@ -1,8 +1,7 @@
 import { Button, Center, Loader, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
-import { UnreadAlertsProvider } from './api/alerts';
-import { LiveProvider } from './api/live';
+import { DataProvider } from './api/data-provider';
 import { AppFrame } from './components/app-frame';
 import { HearthMark } from './components/icons';
 import { AccessRequestsPage } from './pages/access-requests-page';
@@ -33,12 +32,12 @@ function StartupScreen({ children }: { children: ReactNode }) {
   );
 }
 
-/** Signed-in pages; anyone else goes to sign-in and comes back afterwards. */
+/** Signed-in pages, with that parent's data; anyone else goes to sign-in and comes back afterwards. */
 function RequireSession({ children }: { children: ReactNode }) {
   const { session } = useSession();
   const location = useLocation();
   if (!session) return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
-  return children;
+  return <DataProvider key={session.parent.id}>{children}</DataProvider>;
 }
 
 /** Pages for signed-out visitors; a signed-in parent has nothing to do there. */
@@ -103,11 +102,7 @@ export function App() {
       <Route
         element={
           <RequireSession>
-            <LiveProvider>
-              <UnreadAlertsProvider>
-                <AppFrame />
-              </UnreadAlertsProvider>
-            </LiveProvider>
+            <AppFrame />
           </RequireSession>
         }
       >

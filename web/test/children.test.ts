@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { createDevice, startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import { createDevice, type TestServer } from '../../server/test/helpers.ts';
 import {
-  assertBuilt,
   browserSkipReason,
+  closeHousehold,
   closePage,
-  createOwner,
-  launchBrowser,
   type Owner,
+  openHousehold,
   openPage,
   screenshot,
   waitForPath,
@@ -22,15 +21,9 @@ describe('children', { skip }, () => {
   let owner: Owner;
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
+    ({ server, browser, owner } = await openHousehold());
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeHousehold({ server, browser }));
 
   test('creates a child, sets the Hearth Space card and still sees it after a reload', async () => {
     const handle = await openPage(browser, server, { as: owner.client });

@@ -2,37 +2,30 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { SimAgent } from '../../bench/src/simulator.ts';
-import { defaultTasks, WorkerLoop } from '../../server/src/worker/loop.ts';
+import { addParent, enrollmentToken, recordUsage, type TestServer } from '../../server/test/helpers.ts';
 import {
-  addParent,
-  enrollmentToken,
-  recordUsage,
-  startTestServer,
-  type TestServer,
-} from '../../server/test/helpers.ts';
-import {
-  assertBuilt,
   assertFitsPhone,
   assertNotReloaded,
   browserSkipReason,
   type Client,
+  closeHousehold,
   closePage,
-  createOwner,
+  createAnnAndBen,
   gotoLive,
   isCommand,
-  launchBrowser,
   markPage,
   type Owner,
+  openHousehold,
   openPage,
   PHONE,
+  pairFamilyLaptop,
   screenshot,
+  sendAccessRequest,
+  sendClockAlerts,
   timeUntil,
 } from './support.ts';
 
 const skip = browserSkipReason();
-
-// Changes travel over the event stream; allow a little for the request that follows an event.
-const _LIVE_MS = 3000;
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -46,7 +39,7 @@ const notificationOf = (page: Page, name: string) =>
 const unreadBadge = (page: Page) =>
   page.getByRole('navigation').getByRole('link', { name: 'Alerts' }).getByTestId('unread-badge');
 
-describe('dashboard, access requests and alerts', { skip }, () => {
+describe('dashboard and access requests', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
   let owner: Owner;
@@ -56,68 +49,24 @@ describe('dashboard, access requests and alerts', { skip }, () => {
   let laptop: SimAgent;
   const agents: SimAgent[] = [];
 
-  /** A child's request from Hearth Space, sent the way the device's agent sends it. */
   const requestAccess = (agent: SimAgent, linuxUsername: string, reason: string, message: string) =>
-    fetch(`${server.url}/api/access-request`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${agent.secureToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ linux_username: linuxUsername, reason, message }),
-    });
-
-  /** Sends agent alert events and waits until the server has stored them all. */
-  const agentAlerts = async (agent: SimAgent, events: { linux_username?: string; detail: object }[]) => {
-    const before = (await owner.client.get('/api/alerts?kind=clock_tamper&limit=200')).body.items.length;
-    for (const event of events) agent.send({ type: 'alert_event', event_type: 'clock_tamper', ...event });
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const now = (await owner.client.get('/api/alerts?kind=clock_tamper&limit=200')).body.items.length;
-      if (now >= before + events.length) return;
-      if (Date.now() > deadline) throw new Error(`only ${now - before} of ${events.length} alerts arrived`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+    sendAccessRequest(server, agent, linuxUsername, reason, message);
+  const agentAlerts = (agent: SimAgent, events: { linux_username?: string; detail: object }[]) =>
+    sendClockAlerts(owner, agent, events);
 
   const unreadFor = async (client: Client) => (await client.get('/api/dashboard')).body.counts.unread_alerts;
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
+    const household = await openHousehold();
+    ({ server, browser, owner } = household);
     token = await enrollmentToken(owner);
-    ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' })).body;
-    ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
-
+    ({ ann, ben } = await createAnnAndBen(owner));
     // A paired laptop both children use, approved and mapped as a parent would.
-    laptop = new SimAgent({
-      url: server.wsUrl,
-      enrollmentToken: token,
-      hostname: 'family-laptop',
-      linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
-    });
-    agents.push(laptop);
-    await laptop.connect();
-    const approved = laptop.waitFor('pairing_approved');
-    await owner.client.post(`/api/device/approve/${laptop.systemId}`, { display_name: 'Living room laptop' });
-    await approved;
-    for (const [child, account] of [
-      [ann, 'ann'],
-      [ben, 'ben'],
-    ] as const) {
-      const res = await owner.client.post(`/managed-users/${child.id}/mappings/add`, {
-        system_id: laptop.systemId,
-        linux_username: account,
-      });
-      assert.equal(res.status, 201);
-    }
+    laptop = await pairFamilyLaptop(household, agents, ann, ben);
     await recordUsage(server, laptop.systemId, 'ann', today(), 80 * 60);
     await recordUsage(server, laptop.systemId, 'ben', today(), 25 * 60);
   });
-  after(async () => {
-    await Promise.all(agents.map((a) => a.stop()));
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeHousehold({ server, browser }, agents));
 
   test('the dashboard shows the counts and each child, and follows new devices and alerts live', async () => {
     const handle = await openPage(browser, server, { as: owner.client });
@@ -201,7 +150,7 @@ describe('dashboard, access requests and alerts', { skip }, () => {
     const elapsed = Date.now() - started;
     const res = await posted;
     assert.equal(res.status, 201);
-    const created = (await res.json()) as { id: string };
+    const created = res.body as { id: string };
     console.log(`# the notification appeared ${elapsed} ms after the POST was sent`);
     assert.ok(elapsed < 1000, `the notification took ${elapsed} ms`);
     await notification.getByText('Paused or out of screen time · on family-laptop').waitFor();
@@ -403,197 +352,5 @@ describe('dashboard, access requests and alerts', { skip }, () => {
     await page.getByRole('list', { name: 'Access requests' }).getByTestId('alert-item').first().waitFor();
     await assertFitsPhone(page);
     await closePage(phone);
-  });
-
-  test('the Alerts page filters by kind and child, pages with Load more, and clears old alerts', async () => {
-    const handle = await openPage(browser, server, { as: owner.client });
-    const { page } = handle;
-    await gotoLive(page, `${server.url}/alerts`);
-    const list = page.getByRole('list', { name: 'Alerts' });
-    const items = list.getByTestId('alert-item');
-    const all = (await owner.client.get('/api/alerts?limit=200')).body.items;
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
-      all.length,
-    );
-    assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0);
-    await screenshot(page, 'alerts.png');
-
-    // Enough alerts for three pages (20 a page).
-    await agentAlerts(
-      laptop,
-      Array.from({ length: 36 }, (_, i) => ({
-        linux_username: i % 3 ? 'ann' : 'ben',
-        detail: { skew_seconds: 100 + i },
-      })),
-    );
-    const total = (await owner.client.get('/api/alerts?limit=200')).body.items.length;
-    assert.ok(total > 40, `${total} alerts make three pages`);
-    await page.reload();
-    await items.nth(19).waitFor();
-    assert.equal(await items.count(), 20);
-    const loadMore = page.getByRole('button', { name: 'Load more' });
-    await loadMore.click();
-    await items.nth(39).waitFor();
-    assert.equal(await items.count(), 40);
-    await loadMore.click();
-    await loadMore.waitFor({ state: 'detached' });
-    assert.equal(await items.count(), total);
-    // Newest first, each alert once.
-    const shown = await items.evaluateAll((els) =>
-      els.map((el) => el.querySelector('time')?.getAttribute('datetime') ?? ''),
-    );
-    assert.deepEqual(shown, [...shown].sort().reverse());
-    assert.equal(new Set(await items.allTextContents()).size, total);
-
-    // Kind: only access requests.
-    await page.getByRole('combobox', { name: 'Kind' }).click();
-    await page.getByRole('option', { name: 'Access requests' }).click();
-    const requests = (await owner.client.get('/api/alerts?kind=access_requested&limit=200')).body.items;
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
-      requests.length,
-    );
-    for (const text of await items.allTextContents()) assert.match(text, /Access request/);
-    assert.match(page.url(), /kind=access_requested/);
-
-    // Kind and child: Ben's requests only.
-    await page.getByRole('combobox', { name: 'Child' }).click();
-    await page.getByRole('option', { name: 'Ben' }).click();
-    const bens = requests.filter((a: { managed_user_id: string }) => a.managed_user_id === ben.id);
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
-      bens.length,
-    );
-    for (const text of await items.allTextContents()) {
-      assert.match(text, /Ben/);
-      assert.doesNotMatch(text, /Ann/);
-    }
-    assert.match(page.url(), new RegExp(`child=${ben.id}`));
-
-    // Child alone: all of Ben's alerts, clock changes too.
-    await page.getByRole('combobox', { name: 'Kind' }).click();
-    await page.getByRole('option', { name: 'All kinds' }).click();
-    const benAll = (await owner.client.get(`/api/alerts?managed_user_id=${ben.id}&limit=200`)).body.items;
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
-      Math.min(20, benAll.length),
-    );
-    await items.filter({ hasText: 'Clock changed' }).first().waitFor();
-
-    // A new alert for Ben slips in on top, one for Ann does not.
-    await agentAlerts(laptop, [
-      { linux_username: 'ann', detail: { skew_seconds: 7 } },
-      { linux_username: 'ben', detail: { skew_seconds: 8 } },
-    ]);
-    await items.first().getByText('skew seconds: 8').waitFor();
-    assert.equal(await items.filter({ hasText: 'skew seconds: 7' }).count(), 0);
-
-    // Unread only, then read one.
-    await page.getByRole('switch', { name: 'Unread only' }).check();
-    const unreadBen = (
-      await owner.client.get(`/api/alerts?managed_user_id=${ben.id}&unacknowledged=true&limit=200`)
-    ).body.items;
-    await page.waitForFunction(
-      (n) => document.querySelectorAll('[data-testid="alert-item"]').length === n,
-      Math.min(20, unreadBen.length),
-    );
-    assert.equal(await items.getByTestId('alert-unread').count(), Math.min(20, unreadBen.length));
-
-    // Clear old alerts: Cancel keeps them; 0 days deletes them all and says how many.
-    await page.getByRole('button', { name: 'Clear old alerts' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Clear old alerts?' });
-    await dialog.getByText('older than 30 days will be deleted').waitFor();
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await dialog.waitFor({ state: 'detached' });
-    const before = (await owner.client.get('/api/alerts?limit=200')).body.items.length;
-    assert.ok(before > 40);
-
-    await page.getByRole('button', { name: 'Clear old alerts' }).click();
-    const days = dialog.getByRole('textbox', { name: 'Delete alerts older than (days)' });
-    await days.fill('');
-    await dialog.getByRole('button', { name: 'Delete old alerts' }).click();
-    await dialog.getByText('Enter a whole number of days from 0 to 3650.').waitFor();
-    await days.fill('0');
-    await dialog.getByText('Every alert and access request, including today’s,').waitFor();
-    await dialog.getByRole('button', { name: 'Delete old alerts' }).click();
-    await dialog.waitFor({ state: 'detached' });
-    await page.getByTestId('prune-result').getByText(`Deleted ${before} alerts`).waitFor();
-    await page.getByText('No alerts match').waitFor();
-    assert.equal((await owner.client.get('/api/alerts?limit=200')).body.items.length, 0);
-    await unreadBadge(page).waitFor({ state: 'detached' });
-
-    await page.getByRole('button', { name: 'Clear filters' }).click();
-    await page.getByText('All quiet').waitFor();
-    await closePage(handle);
-  });
-
-  test('Settings shows the worker and each task, and Run tasks now asks the worker to run them again', async () => {
-    const handle = await openPage(browser, server, { as: owner.client });
-    const { page } = handle;
-    await gotoLive(page, `${server.url}/settings`);
-    const card = page.getByRole('region', { name: 'Background tasks' });
-    await card.getByTestId('worker-status').getByText('Worker not running').waitFor();
-    await card.getByText('No task has run yet.').waitFor();
-
-    await card.getByRole('button', { name: 'Run tasks now' }).click();
-    await page.getByText('Every task runs as soon as a worker starts.').waitFor();
-
-    // A worker (as `hearth worker` runs it) takes the request, plus a task that fails.
-    const quiet = () => {};
-    const log = { info: quiet, warn: quiet, error: quiet } as unknown as ConstructorParameters<
-      typeof WorkerLoop
-    >[2];
-    const tasks = [
-      ...defaultTasks(server.services),
-      {
-        name: 'check-backups',
-        everyMs: 60_000,
-        run: async (): Promise<string> => {
-          throw new Error('The backup folder is not writable.');
-        },
-      },
-    ];
-    const loop = new WorkerLoop(tasks, server.services.worker, log);
-    try {
-      await loop.tick();
-      assert.equal(loop.isLeader, true);
-      await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
-      await card.getByTestId('worker-status').getByText('Worker running').waitFor();
-      await card.getByTestId('worker-status').getByText('Last heartbeat just now').waitFor();
-      const rows = card.getByTestId('task-row');
-      await rows.nth(3).waitFor();
-      assert.equal(await rows.count(), 4);
-      const alertsTask = rows.filter({ hasText: 'Delete old alerts' });
-      await alertsTask.getByText(/^deleted \d+ alerts older than \d+ days$/).waitFor();
-      await alertsTask.getByText('OK', { exact: true }).waitFor();
-      await alertsTask.getByText(/Runs every 6 hours · last just now, took \d+ ms · 1 run$/).waitFor();
-      const failing = rows.filter({ hasText: 'Check backups' });
-      await failing.getByText('Last run failed').waitFor();
-      await failing.getByText('Error: The backup folder is not writable.').waitFor();
-      await failing.getByText(/1 run, 1 failure$/).waitFor();
-
-      // Asking again while the worker runs: it runs every task on its next heartbeat.
-      await card.getByRole('button', { name: 'Run tasks now' }).click();
-      await page.getByText('The worker runs every task again within a few seconds.').waitFor();
-      await loop.tick(Date.now() + 6000);
-      assert.equal(
-        (await server.services.worker.status()).tasks.find((t) => t.name === 'prune-alerts')?.runs,
-        2,
-      );
-      await closePage(handle);
-
-      // A member sees the card but cannot start the tasks.
-      const member = await addParent(server, owner, 'member');
-      assert.equal((await member.post('/restart-tasks')).status, 403);
-      const view = await openPage(browser, server, { as: member });
-      await view.page.goto(`${server.url}/settings`);
-      const memberCard = view.page.getByRole('region', { name: 'Background tasks' });
-      await memberCard.getByTestId('task-row').first().waitFor();
-      assert.equal(await memberCard.getByRole('button', { name: 'Run tasks now' }).count(), 0);
-      await closePage(view);
-    } finally {
-      await loop.stop();
-    }
   });
 });

@@ -4,18 +4,18 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { type Frame, SimAgent, type SimAgentOptions } from '../../bench/src/simulator.ts';
-import { addParent, enrollmentToken, startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import { addParent, enrollmentToken, type TestServer } from '../../server/test/helpers.ts';
 import {
-  assertBuilt,
   assertFitsPhone,
   assertNotReloaded,
   browserSkipReason,
+  closeHousehold,
   closePage,
-  createOwner,
+  createAnnAndBen,
   isCommand,
-  launchBrowser,
   markPage,
   type Owner,
+  openHousehold,
   openPage,
   PHONE,
   screenshot,
@@ -47,19 +47,11 @@ describe('devices', { skip }, () => {
   let tablet: SimAgent;
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
+    ({ server, browser, owner } = await openHousehold());
     token = await enrollmentToken(owner);
-    ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' })).body;
-    ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
+    ({ ann, ben } = await createAnnAndBen(owner));
   });
-  after(async () => {
-    await Promise.all(agents.map((a) => a.stop()));
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeHousehold({ server, browser }, agents));
 
   const map = async (child: { id: string }, systemId: string, account: string) => {
     const res = await owner.client.post(`/managed-users/${child.id}/mappings/add`, {

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import type { TestServer } from '../../server/test/helpers.ts';
 import {
-  assertBuilt,
   browserSkipReason,
+  closeHousehold,
   closePage,
-  createOwner,
-  launchBrowser,
   type Owner,
+  openHousehold,
   openPage,
   PHONE,
   screenshot,
@@ -23,15 +22,9 @@ describe('navigation', { skip }, () => {
   let owner: Owner;
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
+    ({ server, browser, owner } = await openHousehold());
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeHousehold({ server, browser }));
 
   test('the pages still to come each explain what will appear there', async () => {
     const handle = await openPage(browser, server, { as: owner.client });

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import { defaultTasks, WorkerLoop } from '../../server/src/worker/loop.ts';
+import { addParent, type TestServer } from '../../server/test/helpers.ts';
 import {
-  assertBuilt,
   browserSkipReason,
   Client,
+  closeHousehold,
   closePage,
-  createOwner,
-  launchBrowser,
+  gotoLive,
   type Owner,
+  openHousehold,
   openPage,
   PASSWORD,
   screenshot,
@@ -24,17 +25,11 @@ describe('settings', { skip }, () => {
   let ann: { id: string };
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
+    ({ server, browser, owner } = await openHousehold());
     ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'teen' })).body;
     await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' });
   });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  after(() => closeHousehold({ server, browser }));
 
   test('adds a member parent who can view one child', async () => {
     const handle = await openPage(browser, server, { as: owner.client });
@@ -138,5 +133,74 @@ describe('settings', { skip }, () => {
       { managed_user_id: ann.id, can_view: true, can_manage_policies: true },
     ]);
     await closePage(handle);
+  });
+
+  test('Settings shows the worker and each task, and Run tasks now asks the worker to run them again', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await gotoLive(page, `${server.url}/settings`);
+    const card = page.getByRole('region', { name: 'Background tasks' });
+    await card.getByTestId('worker-status').getByText('Worker not running').waitFor();
+    await card.getByText('No task has run yet.').waitFor();
+
+    await card.getByRole('button', { name: 'Run tasks now' }).click();
+    await page.getByText('Every task runs as soon as a worker starts.').waitFor();
+
+    // A worker (as `hearth worker` runs it) takes the request, plus a task that fails.
+    const quiet = () => {};
+    const log = { info: quiet, warn: quiet, error: quiet } as unknown as ConstructorParameters<
+      typeof WorkerLoop
+    >[2];
+    const tasks = [
+      ...defaultTasks(server.services),
+      {
+        name: 'check-backups',
+        everyMs: 60_000,
+        run: async (): Promise<string> => {
+          throw new Error('The backup folder is not writable.');
+        },
+      },
+    ];
+    const loop = new WorkerLoop(tasks, server.services.worker, log);
+    try {
+      await loop.tick();
+      assert.equal(loop.isLeader, true);
+      await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+      await card.getByTestId('worker-status').getByText('Worker running').waitFor();
+      await card.getByTestId('worker-status').getByText('Last heartbeat just now').waitFor();
+      const rows = card.getByTestId('task-row');
+      await rows.nth(3).waitFor();
+      assert.equal(await rows.count(), 4);
+      const alertsTask = rows.filter({ hasText: 'Delete old alerts' });
+      await alertsTask.getByText(/^deleted \d+ alerts older than \d+ days$/).waitFor();
+      await alertsTask.getByText('OK', { exact: true }).waitFor();
+      await alertsTask.getByText(/Runs every 6 hours · last just now, took \d+ ms · 1 run$/).waitFor();
+      const failing = rows.filter({ hasText: 'Check backups' });
+      await failing.getByText('Last run failed').waitFor();
+      await failing.getByText('Error: The backup folder is not writable.').waitFor();
+      await failing.getByText(/1 run, 1 failure$/).waitFor();
+
+      // Asking again while the worker runs: it runs every task on its next heartbeat.
+      await card.getByRole('button', { name: 'Run tasks now' }).click();
+      await page.getByText('The worker runs every task again within a few seconds.').waitFor();
+      await loop.tick(Date.now() + 6000);
+      assert.equal(
+        (await server.services.worker.status()).tasks.find((t) => t.name === 'prune-alerts')?.runs,
+        2,
+      );
+      await closePage(handle);
+
+      // A member sees the card but cannot start the tasks.
+      const member = await addParent(server, owner, 'member');
+      assert.equal((await member.post('/restart-tasks')).status, 403);
+      const view = await openPage(browser, server, { as: member });
+      await view.page.goto(`${server.url}/settings`);
+      const memberCard = view.page.getByRole('region', { name: 'Background tasks' });
+      await memberCard.getByTestId('task-row').first().waitFor();
+      assert.equal(await memberCard.getByRole('button', { name: 'Run tasks now' }).count(), 0);
+      await closePage(view);
+    } finally {
+      await loop.stop();
+    }
   });
 });

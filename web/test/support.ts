@@ -3,8 +3,14 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
-import type { Frame } from '../../bench/src/simulator.ts';
-import { Client, PASSWORD, type TestServer } from '../../server/test/helpers.ts';
+import { type Frame, SimAgent, type SimAgentOptions } from '../../bench/src/simulator.ts';
+import {
+  Client,
+  enrollmentToken,
+  PASSWORD,
+  startTestServer,
+  type TestServer,
+} from '../../server/test/helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const root = path.resolve(import.meta.dirname, '../..');
@@ -181,3 +187,151 @@ export async function assertFitsPhone(page: Page): Promise<void> {
 /** Matches the agent simulator's command_request frames for one command. */
 export const isCommand = (command: string) => (f: Frame) =>
   f.type === 'command_request' && f.command === command;
+
+export interface Household {
+  server: TestServer;
+  browser: Browser;
+  owner: Owner;
+}
+
+/** A suite's start: a fresh server, a browser, and Maria's household (the name the screenshots show). */
+export async function openHousehold(): Promise<Household> {
+  assertBuilt();
+  const server = await startTestServer();
+  const browser = await launchBrowser();
+  const owner = await createOwner(server, 'maria', 'The Rivera family');
+  return { server, browser, owner };
+}
+
+/** A suite's end: its agents stop first, then the browser and the server. */
+export async function closeHousehold(
+  household: Partial<Household>,
+  agents: { stop(): Promise<unknown> }[] = [],
+): Promise<void> {
+  await Promise.all(agents.map((a) => a.stop()));
+  await household.browser?.close();
+  await household.server?.close();
+}
+
+/** The two children most suites look after: Ann (8–12) and Ben (under 8). */
+export async function createAnnAndBen(owner: Owner): Promise<{ ann: { id: string }; ben: { id: string } }> {
+  const ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' }))
+    .body;
+  const ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
+  return { ann, ben };
+}
+
+/** Maps an account on a device to a child, as the child's page does. */
+export async function mapAccount(
+  owner: Owner,
+  child: { id: string },
+  systemId: string,
+  account: string,
+): Promise<{ id: string }> {
+  const res = await owner.client.post(`/managed-users/${child.id}/mappings/add`, {
+    system_id: systemId,
+    linux_username: account,
+  });
+  assert.equal(res.status, 201, res.text);
+  return res.body;
+}
+
+/**
+ * Connects a simulated agent with the household's enrollment token, approves it as `displayName` and
+ * maps its accounts to children; `agents` collects it so the suite's end stops it.
+ */
+export async function pairAgent(
+  { server, owner }: Pick<Household, 'server' | 'owner'>,
+  agents: SimAgent[],
+  options: Partial<SimAgentOptions>,
+  displayName: string,
+  accounts: [string, { id: string }][] = [],
+): Promise<SimAgent> {
+  const agent = new SimAgent({
+    url: server.wsUrl,
+    enrollmentToken: await enrollmentToken(owner),
+    ...options,
+  });
+  agents.push(agent);
+  await agent.connect();
+  const approved = agent.waitFor('pairing_approved');
+  const res = await owner.client.post(`/api/device/approve/${agent.systemId}`, { display_name: displayName });
+  assert.equal(res.status, 200, res.text);
+  await approved;
+  for (const [account, child] of accounts) await mapAccount(owner, child, agent.systemId, account);
+  return agent;
+}
+
+/** What a device asks with its own token, as the agent and the browser extension's helper do. */
+export function asDevice(server: TestServer, agent: SimAgent) {
+  return async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${agent.secureToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}
+
+/** A child's request from Hearth Space, sent the way the device's agent sends it. */
+export const sendAccessRequest = (
+  server: TestServer,
+  agent: SimAgent,
+  linuxUsername: string,
+  reason: string,
+  message: string,
+) =>
+  asDevice(server, agent)('POST', '/api/access-request', { linux_username: linuxUsername, reason, message });
+
+/** Sends agent clock-change alerts and waits until the server has stored them all. */
+export async function sendClockAlerts(
+  owner: Owner,
+  agent: SimAgent,
+  events: { linux_username?: string; detail: object }[],
+): Promise<void> {
+  const count = async () =>
+    (await owner.client.get('/api/alerts?kind=clock_tamper&limit=200')).body.items.length as number;
+  const before = await count();
+  for (const event of events) agent.send({ type: 'alert_event', event_type: 'clock_tamper', ...event });
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const now = await count();
+    if (now >= before + events.length) return;
+    if (Date.now() > deadline) throw new Error(`only ${now - before} of ${events.length} alerts arrived`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Resolves once the server shows the device offline (after its agent stopped). */
+export async function waitForOffline(owner: Owner, systemId: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while ((await owner.client.get(`/api/devices/${systemId}`)).body.online !== false) {
+    if (Date.now() > deadline) throw new Error(`${systemId} still shows online`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The laptop Ann (account `ann`) and Ben (account `ben`) share, paired as "Living room laptop". */
+export const pairFamilyLaptop = (
+  household: Pick<Household, 'server' | 'owner'>,
+  agents: SimAgent[],
+  ann: { id: string },
+  ben: { id: string },
+): Promise<SimAgent> =>
+  pairAgent(
+    household,
+    agents,
+    {
+      hostname: 'family-laptop',
+      linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
+    },
+    'Living room laptop',
+    [
+      ['ann', ann],
+      ['ben', ben],
+    ],
+  );

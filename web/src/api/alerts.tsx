@@ -1,8 +1,16 @@
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useState } from 'react';
-import { useSession } from '../session';
-import { ApiError, api, messageOf } from './client';
-import { type LiveData, useLiveEvent, useLiveHub, useLiveRefresh } from './live';
-import type { AlertPage, AlertView } from './types';
+import {
+  type InfiniteData,
+  type QueryClient,
+  useInfiniteQuery,
+  useMutation,
+  useQueryClient,
+} from '@tanstack/react-query';
+import { useCallback, useState } from 'react';
+import { type ApiError, api, messageOf } from './client';
+import { keys } from './keys';
+import { type LiveData, useLiveHub } from './live';
+import { getJson, sinceOpened, useResource } from './query';
+import type { AlertPage, AlertView, DashboardView } from './types';
 
 /** An alert from an event's data, when it has the shape of one. */
 export function asAlert(data: LiveData): AlertView | null {
@@ -19,87 +27,79 @@ export function visibleTo(isAdmin: boolean, alert: AlertView): boolean {
   return isAdmin || alert.managed_user_id !== null;
 }
 
-/** Marks an alert as read and tells the rest of the tab (badge, lists, notifications). */
-export function useAcknowledge(): (alert: AlertView) => Promise<AlertView> {
-  const hub = useLiveHub();
-  return useCallback(
-    async (alert: AlertView) => {
-      const view = await api.post<AlertView>(`/api/alerts/${encodeURIComponent(alert.id)}/acknowledge`);
-      hub.emit('alert_acknowledged', view as unknown as LiveData);
-      return view;
-    },
-    [hub],
+type Snapshot = [readonly unknown[], unknown][];
+
+/** Shows `read` in every cached list, the unread badge and the dashboard; returns what it replaced. */
+function markReadInCache(cache: QueryClient, read: AlertView): Snapshot {
+  const snapshot: Snapshot = [
+    ...cache.getQueriesData({ queryKey: keys.alerts() }),
+    ...cache.getQueriesData({ queryKey: keys.dashboard() }),
+  ];
+  const swap = (a: AlertView) => (a.id === read.id ? read : a);
+  cache.setQueriesData<InfiniteData<AlertPage>>({ queryKey: ['alerts', 'feed'] }, (data) =>
+    data ? { ...data, pages: data.pages.map((p) => ({ ...p, items: p.items.map(swap) })) } : data,
   );
+  cache.setQueryData<AlertPage>(keys.unreadAlerts(), (page) =>
+    page ? { ...page, items: page.items.filter((a) => a.id !== read.id) } : page,
+  );
+  cache.setQueryData<DashboardView>(keys.dashboard(), (current) => {
+    if (!current) return current;
+    const before = current.recent_alerts.find((a) => a.id === read.id);
+    const wasUnread = before ? !before.acknowledged_at : true;
+    return {
+      ...current,
+      counts: {
+        ...current.counts,
+        unread_alerts: Math.max(0, current.counts.unread_alerts - (wasUnread ? 1 : 0)),
+      },
+      recent_alerts: current.recent_alerts.map(swap),
+    };
+  });
+  return snapshot;
+}
+
+/**
+ * Marks an alert as read: every list, the badge and the dashboard show it at once, and go back if the
+ * server refuses (the caller shows why); then the tab's notifications hear of it.
+ */
+export function useAcknowledge(): (alert: AlertView) => Promise<AlertView> {
+  const cache = useQueryClient();
+  const hub = useLiveHub();
+  const { mutateAsync } = useMutation<AlertView, ApiError, AlertView, Snapshot>({
+    mutationFn: (alert) => api.post<AlertView>(`/api/alerts/${encodeURIComponent(alert.id)}/acknowledge`),
+    onMutate: async (alert) => {
+      await cache.cancelQueries({ queryKey: keys.alerts() });
+      await cache.cancelQueries({ queryKey: keys.dashboard() });
+      return markReadInCache(cache, {
+        ...alert,
+        acknowledged_at: alert.acknowledged_at ?? new Date().toISOString(),
+      });
+    },
+    onError: (_err, _alert, snapshot) => {
+      for (const [key, data] of snapshot ?? []) cache.setQueryData(key, data);
+    },
+    onSuccess: (view) => {
+      markReadInCache(cache, view);
+      hub.emit('alert_acknowledged', view as unknown as LiveData);
+    },
+    onSettled: () => {
+      void cache.invalidateQueries({ queryKey: keys.unreadAlerts() });
+      void cache.invalidateQueries({ queryKey: keys.dashboard() });
+    },
+  });
+  return mutateAsync;
 }
 
 // The badge counts up to this many unread alerts and reads "99+" past it.
 const UNREAD_LIMIT = 100;
 
-interface UnreadState {
-  ids: Set<string>;
-  /** More unread alerts than were fetched. */
-  more: boolean;
-}
-
-const UnreadContext = createContext<UnreadState | null>(null);
-
-/** Keeps the number of unread alerts current for the navigation badge. */
-export function UnreadAlertsProvider({ children }: { children: ReactNode }) {
-  const { isAdmin } = useSession();
-  const [state, setState] = useState<UnreadState | null>(null);
-  const [version, setVersion] = useState(0);
-  // Changes heard while a fetch is on its way; they are laid over its answer, which may predate them.
-  const heard = useRef(new Map<string, boolean>());
-
-  useEffect(() => {
-    void version;
-    heard.current = new Map();
-    const controller = new AbortController();
-    api
-      .get<AlertPage>(`/api/alerts?unacknowledged=true&limit=${UNREAD_LIMIT}`, { signal: controller.signal })
-      .then((page) => {
-        const ids = new Set(page.items.map((a) => a.id));
-        for (const [id, unread] of heard.current) {
-          if (unread) ids.add(id);
-          else ids.delete(id);
-        }
-        setState({ ids, more: page.next_cursor !== null });
-      })
-      // The badge keeps its last count; the next refresh tries again.
-      .catch(() => {});
-    return () => controller.abort();
-  }, [version]);
-
-  useLiveRefresh(
-    [],
-    useCallback(() => setVersion((v) => v + 1), []),
-  );
-  useLiveEvent(['alert_created', 'alert_acknowledged'], (data, kind) => {
-    const alert = asAlert(data);
-    if (!alert || !visibleTo(isAdmin, alert)) return;
-    const unread = kind === 'alert_created' && !alert.acknowledged_at;
-    heard.current.set(alert.id, unread);
-    setState((current) => {
-      if (!current || current.ids.has(alert.id) === unread) return current;
-      const ids = new Set(current.ids);
-      if (unread) ids.add(alert.id);
-      else ids.delete(alert.id);
-      return { ...current, ids };
-    });
-  });
-
-  return <UnreadContext.Provider value={state}>{children}</UnreadContext.Provider>;
-}
-
-/** Unread alerts for the signed-in parent; null until known. */
+/** Unread alerts for the signed-in parent, for the navigation badge; null until known. */
 export function useUnreadAlerts(): { count: number; more: boolean } | null {
-  const state = useContext(UnreadContext);
-  return state ? { count: state.ids.size, more: state.more } : null;
-}
-
-function newestFirst(a: AlertView, b: AlertView): number {
-  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+  const { data } = useResource<AlertPage>(
+    keys.unreadAlerts(),
+    `/api/alerts?unacknowledged=true&limit=${UNREAD_LIMIT}`,
+  );
+  return data ? { count: data.items.length, more: data.next_cursor !== null } : null;
 }
 
 export interface AlertFeed {
@@ -110,137 +110,52 @@ export interface AlertFeed {
   loadingMore: boolean;
   moreError: string | null;
   loadMore(): void;
-  /** Starts again from the newest (after a prune, or on "Try again"). */
+  /** Asks again for the pages shown (on "Try again"). */
   reload(): void;
-}
-
-interface FeedState {
-  path: string;
-  items: AlertView[] | undefined;
-  cursor: string | null;
 }
 
 /**
  * A paged list of alerts from `path` (with its filters and `limit`), newest first: "Load more" follows
- * the cursor; alerts that arrive and `matches` accepts are put on top; read marks show at once; the
- * newest page is asked again whenever the stream (re)opens and every minute.
+ * the cursor; the live stream and the fallback refresh ask again for the pages shown.
  */
-export function useAlertFeed(path: string, matches: (alert: AlertView) => boolean): AlertFeed {
-  const { isAdmin } = useSession();
-  const [state, setState] = useState<FeedState>({ path, items: undefined, cursor: null });
-  const [error, setError] = useState<ApiError | null>(null);
-  const [version, setVersion] = useState(0);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [moreError, setMoreError] = useState<string | null>(null);
-  const latestMatches = useRef(matches);
-  useEffect(() => {
-    latestMatches.current = matches;
-  }, [matches]);
-  // Other filters show nothing of the previous ones while their first page loads.
-  const current = state.path === path ? state : { path, items: undefined, cursor: null };
-
-  // Alerts heard while the first page is on its way, which its answer may predate.
-  const heard = useRef(new Map<string, { alert: AlertView; created: boolean }>());
-  const loaded = useRef(false);
-
-  useEffect(() => {
-    void version;
-    const controller = new AbortController();
-    heard.current = new Map();
-    loaded.current = false;
-    setError(null);
-    setMoreError(null);
-    api
-      .get<AlertPage>(path, { signal: controller.signal })
-      .then((page) => {
-        const byId = new Map(page.items.map((a) => [a.id, a]));
-        for (const { alert, created } of heard.current.values()) {
-          if (byId.has(alert.id)) byId.set(alert.id, alert);
-          else if (created && latestMatches.current(alert)) byId.set(alert.id, alert);
-        }
-        heard.current = new Map();
-        loaded.current = true;
-        setState({ path, items: [...byId.values()].sort(newestFirst), cursor: page.next_cursor });
-      })
-      .catch((err: unknown) => {
-        if (controller.signal.aborted) return;
-        setError(err instanceof ApiError ? err : new ApiError(0, 'error', messageOf(err)));
-      });
-    return () => controller.abort();
-  }, [path, version]);
-
-  // Catching up keeps the pages already loaded: the newest page is merged in on top of them.
-  const refreshNewest = useCallback(() => {
-    api
-      .get<AlertPage>(path)
-      .then((page) =>
-        setState((s) => {
-          if (s.path !== path || !s.items) return s;
-          const known = new Map(s.items.map((a) => [a.id, a]));
-          // A whole page of new alerts leaves a gap below it; start again from the newest instead.
-          if (page.next_cursor && page.items.every((a) => !known.has(a.id))) {
-            return { path, items: page.items, cursor: page.next_cursor };
-          }
-          const fresh = new Map(page.items.map((a) => [a.id, a]));
-          const added = page.items.filter((a) => !known.has(a.id));
-          const items = [...added, ...s.items.map((a) => fresh.get(a.id) ?? a)].sort(newestFirst);
-          return { ...s, items };
-        }),
-      )
-      .catch(() => {
-        // The list stays as it is; the next event or refresh tries again.
-      });
-  }, [path]);
-  useLiveRefresh([], refreshNewest);
-
-  useLiveEvent(['alert_created', 'alert_acknowledged'], (data, kind) => {
-    const alert = asAlert(data);
-    if (!alert || (kind === 'alert_created' && !visibleTo(isAdmin, alert))) return;
-    if (!loaded.current) {
-      const before = heard.current.get(alert.id);
-      heard.current.set(alert.id, { alert, created: kind === 'alert_created' || !!before?.created });
-    }
-    setState((s) => {
-      if (s.path !== path || !s.items) return s;
-      if (s.items.some((a) => a.id === alert.id)) {
-        return { ...s, items: s.items.map((a) => (a.id === alert.id ? alert : a)) };
-      }
-      if (kind !== 'alert_created' || !latestMatches.current(alert)) return s;
-      return { ...s, items: [alert, ...s.items].sort(newestFirst) };
-    });
+export function useAlertFeed(path: string): AlertFeed {
+  const separator = path.includes('?') ? '&' : '?';
+  const [openedAt] = useState(Date.now);
+  const query = useInfiniteQuery<
+    AlertPage,
+    ApiError,
+    InfiniteData<AlertPage>,
+    readonly unknown[],
+    string | null
+  >({
+    queryKey: keys.alertFeed(path),
+    queryFn: ({ pageParam, signal }) =>
+      getJson<AlertPage>(
+        pageParam ? `${path}${separator}before=${encodeURIComponent(pageParam)}` : path,
+        signal,
+      ),
+    initialPageParam: null,
+    getNextPageParam: (page) => page.next_cursor,
   });
-
+  const { fetchNextPage, refetch, hasNextPage, isFetchingNextPage } = query;
   const loadMore = useCallback(() => {
-    const cursor = current.cursor;
-    if (!cursor || loadingMore) return;
-    setLoadingMore(true);
-    setMoreError(null);
-    const separator = path.includes('?') ? '&' : '?';
-    api
-      .get<AlertPage>(`${path}${separator}before=${encodeURIComponent(cursor)}`)
-      .then((page) =>
-        setState((s) => {
-          if (s.path !== path || !s.items) return s;
-          const known = new Set(s.items.map((a) => a.id));
-          return {
-            path,
-            items: [...s.items, ...page.items.filter((a) => !known.has(a.id))],
-            cursor: page.next_cursor,
-          };
-        }),
-      )
-      .catch((err: unknown) => setMoreError(messageOf(err)))
-      .finally(() => setLoadingMore(false));
-  }, [current.cursor, loadingMore, path]);
+    if (!isFetchingNextPage) void fetchNextPage();
+  }, [fetchNextPage, isFetchingNextPage]);
+  const reload = useCallback(() => void refetch(), [refetch]);
 
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
-
+  const seen = new Set<string>();
+  const data = sinceOpened(query.dataUpdatedAt, openedAt) ? query.data : undefined;
+  const error = sinceOpened(query.errorUpdatedAt, openedAt) ? query.error : null;
+  const items = data?.pages
+    .flatMap((page) => page.items)
+    .filter((alert) => !seen.has(alert.id) && !!seen.add(alert.id));
+  const moreFailed = query.isFetchNextPageError;
   return {
-    items: current.items,
-    error,
-    hasMore: current.cursor !== null,
-    loadingMore,
-    moreError,
+    items,
+    error: moreFailed ? null : error,
+    hasMore: !!hasNextPage,
+    loadingMore: isFetchingNextPage,
+    moreError: moreFailed && error ? messageOf(error) : null,
     loadMore,
     reload,
   };

@@ -1,10 +1,13 @@
 // Approval requests, sign-up approval settings and grants per device mapping, and the online account
 // audit (the wire shapes come from the protocol package, types only).
 import type { ApprovalView, GrantView, OnlineAccountView } from '@hearth/protocol';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { type QueryKey, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useState } from 'react';
 import { useSession } from '../session';
-import { ApiError, api, messageOf } from './client';
-import { type LiveData, useLiveEvent, useLiveRefresh } from './live';
+import { type ApiError, api } from './client';
+import { keys } from './keys';
+import { type LiveData, useLiveEvent } from './live';
+import { useResource } from './query';
 import type { ItemList } from './types';
 
 export type { ApprovalView, GrantView, OnlineAccountView };
@@ -115,75 +118,34 @@ export interface ApprovalFeed {
   record(view: ApprovalView): void;
 }
 
-interface FeedState {
-  path: string;
-  items: ApprovalView[] | undefined;
-}
+const approvalsPath = (filter: ApprovalFilter) =>
+  filter === 'pending' ? '/api/approvals?status=pending' : '/api/approvals';
+
+const useApprovalList = (filter: ApprovalFilter) =>
+  useResource<ItemList<ApprovalView>>(keys.approvalList({ status: filter }), approvalsPath(filter));
 
 /**
- * Approval requests that follow the event stream: new ones join the waiting list, decided ones move
- * to the decided list, whoever decided them; the list is asked again when the stream (re)opens.
+ * Approval requests that follow the event stream (which refreshes the list); requests decided while
+ * the page is open, whoever decided them, stay on it in the decided list.
  */
 export function useApprovalFeed(filter: ApprovalFilter): ApprovalFeed {
   const { isAdmin } = useSession();
-  const path = filter === 'pending' ? '/api/approvals?status=pending' : '/api/approvals';
-  const [state, setState] = useState<FeedState>({ path, items: undefined });
-  const [error, setError] = useState<ApiError | null>(null);
-  const [version, setVersion] = useState(0);
+  const list = useApprovalList(filter);
   // A decision is final: those heard since the page opened stay known whatever a later answer says.
   const [decidedHere, setDecidedHere] = useState<Map<string, ApprovalView>>(() => new Map());
-  // Requests created while a load is on its way, which its answer may predate.
-  const heard = useRef(new Map<string, ApprovalView>());
-  const loaded = useRef(false);
-
-  useEffect(() => {
-    void version;
-    const controller = new AbortController();
-    heard.current = new Map();
-    loaded.current = false;
-    api
-      .get<ItemList<ApprovalView>>(path, { signal: controller.signal })
-      .then((page) => {
-        const byId = new Map(page.items.map((a) => [a.id, a]));
-        for (const a of heard.current.values()) if (!byId.has(a.id)) byId.set(a.id, a);
-        heard.current = new Map();
-        loaded.current = true;
-        setState({ path, items: [...byId.values()] });
-        setError(null);
-      })
-      .catch((err: unknown) => {
-        if (controller.signal.aborted) return;
-        setError(err instanceof ApiError ? err : new ApiError(0, 'error', messageOf(err)));
-      });
-    return () => controller.abort();
-  }, [path, version]);
-
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
-  useLiveRefresh([], reload);
 
   const record = useCallback((view: ApprovalView) => {
     if (view.status === 'pending') return;
     setDecidedHere((current) => new Map(current).set(view.id, view));
   }, []);
 
-  useLiveEvent(['approval_created', 'approval_decided'], (data, kind) => {
+  useLiveEvent(['approval_decided'], (data) => {
     const approval = asApproval(data);
-    if (!approval || !approvalVisibleTo(isAdmin, approval)) return;
-    if (kind === 'approval_decided') {
-      record(approval);
-      return;
-    }
-    if (!loaded.current) {
-      heard.current.set(approval.id, approval);
-      return;
-    }
-    setState((s) => {
-      if (s.path !== path || !s.items || s.items.some((a) => a.id === approval.id)) return s;
-      return { ...s, items: [approval, ...s.items] };
-    });
+    if (approval && approvalVisibleTo(isAdmin, approval)) record(approval);
   });
 
-  const items = state.path === path ? state.items : undefined;
+  const { error, reload } = list;
+  const items = list.data?.items;
   if (!items) return { pending: undefined, decided: [], error, reload, record };
   const merged = new Map(items.map((a) => [a.id, a]));
   for (const [id, view] of decidedHere) merged.set(id, view);
@@ -196,29 +158,75 @@ export function useApprovalFeed(filter: ApprovalFilter): ApprovalFeed {
 
 /** How many requests wait for a decision, for the navigation badge; null until known. */
 export function usePendingApprovalCount(): number | null {
-  const [count, setCount] = useState<number | null>(null);
-  const [version, setVersion] = useState(0);
-
-  useEffect(() => {
-    void version;
-    const controller = new AbortController();
-    api
-      .get<ItemList<ApprovalView>>('/api/approvals?status=pending', { signal: controller.signal })
-      .then((page) => setCount(page.items.length))
-      // The badge keeps its last count; the next refresh tries again.
-      .catch(() => {});
-    return () => controller.abort();
-  }, [version]);
-
-  useLiveRefresh(
-    ['approval_created', 'approval_decided'],
-    useCallback(() => setVersion((v) => v + 1), []),
-  );
-  return count;
+  // An answer being sent shows decided at once, so it no longer counts.
+  const items = useApprovalList('pending').data?.items;
+  return items ? items.filter((a) => a.status === 'pending').length : null;
 }
+
+/** Sign-up approvals of one device mapping: whether they are enforced, and the sites allowed. */
+export const useApprovalSettings = (mappingId: string) =>
+  useResource<ApprovalSettings>(keys.approvalSettings(mappingId), settingsPath(mappingId));
+
+export const useGrants = (mappingId: string) =>
+  useResource<ItemList<GrantView>>(keys.grants(mappingId), grantsPath(mappingId));
 
 /** The request as it stands now (after a 409, say); null when it is no longer listed. */
 export async function findApproval(approval: ApprovalView): Promise<ApprovalView | null> {
   const list = await api.get<ItemList<ApprovalView>>(`/api/approvals?type=${enc(approval.type)}`);
   return list.items.find((a) => a.id === approval.id) ?? null;
+}
+
+/** Deny, or approve with a one-time or lasting grant, or (for more time) a number of minutes. */
+export type Answer = { deny: true } | { deny?: false; grant?: GrantKind; minutes?: number };
+
+type ListSnapshot = [QueryKey, ItemList<ApprovalView> | undefined][];
+
+/**
+ * Answers a request: every list shows it decided by this parent at once and goes back if the server
+ * refuses; after a 409 (another parent answered first) the lists are asked again, and the caller
+ * looks up who answered. The keys it invalidates are those the `approval_decided` event names.
+ */
+export function useDecideApproval(): (approval: ApprovalView, answer: Answer) => Promise<ApprovalView> {
+  const cache = useQueryClient();
+  const parentId = useSession().session?.parent.id ?? null;
+  const { mutateAsync } = useMutation<
+    ApprovalView,
+    ApiError,
+    { approval: ApprovalView; answer: Answer },
+    ListSnapshot
+  >({
+    mutationFn: ({ approval, answer }) =>
+      answer.deny
+        ? denyRequest(approval.id)
+        : approveRequest(approval.id, { grant: answer.grant, minutes: answer.minutes }),
+    onMutate: async ({ approval, answer }) => {
+      await cache.cancelQueries({ queryKey: keys.approvals() });
+      const snapshot = cache.getQueriesData<ItemList<ApprovalView>>({ queryKey: keys.approvals() });
+      const decided: ApprovalView = {
+        ...approval,
+        status: answer.deny ? 'denied' : 'approved',
+        grant: answer.deny ? null : (answer.grant ?? null),
+        decided_by: parentId,
+        decided_at: new Date().toISOString(),
+      };
+      for (const [key, list] of snapshot) {
+        if (list)
+          cache.setQueryData(key, {
+            ...list,
+            items: list.items.map((a) => (a.id === approval.id ? decided : a)),
+          });
+      }
+      return snapshot;
+    },
+    onError: (_err, _variables, snapshot) => {
+      for (const [key, list] of snapshot ?? []) cache.setQueryData(key, list);
+    },
+    onSettled: (_view, _err, { approval }) => {
+      const queryKeys: QueryKey[] = [keys.approvals(), keys.dashboard()];
+      if (approval.mapping_id)
+        queryKeys.push(keys.approvalSettings(approval.mapping_id), keys.grants(approval.mapping_id));
+      for (const queryKey of queryKeys) void cache.invalidateQueries({ queryKey });
+    },
+  });
+  return useCallback((approval, answer) => mutateAsync({ approval, answer }), [mutateAsync]);
 }

@@ -1,6 +1,8 @@
 // Installed applications and per-child application rules: the wire shapes of the inventory and
 // app-policy routes, and the requests that change something.
 import { api, request } from './client';
+import { keys } from './keys';
+import { type Resource, useResource } from './query';
 
 /** How an agent names an app: a Linux or Windows executable path, or an Android package. */
 export type MatchType = 'executable' | 'package';
@@ -126,3 +128,12 @@ export function requestRescan(systemId: string): Promise<RescanOutcome> {
 export function savePolicy(childId: string, rules: AppRule[], version: number): Promise<AppPolicy> {
   return request<AppPolicy>('PUT', inventoryPaths.policy(childId), { body: { rules, version } });
 }
+
+export const useDeviceInventory = (systemId: string): Resource<DeviceInventory> =>
+  useResource(keys.deviceApps(systemId), inventoryPaths.device(systemId));
+
+export const useChildInventory = (childId: string): Resource<ChildInventory> =>
+  useResource(keys.childApps(childId), inventoryPaths.child(childId));
+
+export const useAppPolicyQuery = (childId: string): Resource<AppPolicy> =>
+  useResource(keys.appPolicy(childId), inventoryPaths.policy(childId));

@@ -1,5 +1,6 @@
 import { Button, Group, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { asAlert, useAcknowledge, visibleTo } from '../api/alerts';
 import { messageOf } from '../api/client';
@@ -13,16 +14,18 @@ import { OverlayOutcome, useOverlayControl } from './overlay-control';
 
 const notificationId = (alertId: string) => `access-request-${alertId}`;
 
-// Rendered by the notifications layer, outside the router and the session: everything it needs comes
-// in through its props.
+// Rendered by the notifications layer, outside the router, the session and the data provider:
+// everything it needs comes in through its props, the query cache too.
 function AccessRequestNotice({
   alert,
   acknowledge,
+  cache,
 }: {
   alert: AlertView;
   acknowledge: (alert: AlertView) => Promise<AlertView>;
+  cache: QueryClient;
 }) {
-  const control = useOverlayControl(alert.system_id ?? '', alert.linux_username ?? '');
+  const control = useOverlayControl(alert.system_id ?? '', alert.linux_username ?? '', cache);
   const [marking, setMarking] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const canPause = !!alert.system_id && !!alert.linux_username;
@@ -110,6 +113,7 @@ function AccessRequestNotice({
 export function AccessRequestNotifier() {
   const { isAdmin } = useSession();
   const acknowledge = useAcknowledge();
+  const cache = useQueryClient();
   // A request replayed after a reconnect pops up only once.
   const shown = useRef(new Set<string>());
 
@@ -120,7 +124,7 @@ export function AccessRequestNotifier() {
     notifications.show({
       id: notificationId(alert.id),
       title: `${alertSubject(alert)} sent a request`,
-      message: <AccessRequestNotice alert={alert} acknowledge={acknowledge} />,
+      message: <AccessRequestNotice alert={alert} acknowledge={acknowledge} cache={cache} />,
       icon: <IconInbox size={18} />,
       color: 'hearth',
       autoClose: false,

@@ -12,13 +12,7 @@ import {
 } from '@mantine/core';
 import { type ReactNode, useId, useState } from 'react';
 import { Link } from 'react-router-dom';
-import {
-  type ApprovalType,
-  type ApprovalView,
-  approveRequest,
-  denyRequest,
-  type GrantKind,
-} from '../api/approvals';
+import { type ApprovalType, type ApprovalView, type GrantKind, useDecideApproval } from '../api/approvals';
 import { ApiError, messageOf } from '../api/client';
 import { plural } from '../labels';
 import { ChildAvatar } from './child-bits';
@@ -147,6 +141,7 @@ export function ApprovalItem({
   onConflict,
 }: ApprovalItemProps) {
   const titleId = useId();
+  const decide = useDecideApproval();
   const [busy, setBusy] = useState<Busy>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const asked = minutesOf(approval.details.minutes);
@@ -173,13 +168,14 @@ export function ApprovalItem({
     setMinutesError(null);
     setBusy(kind);
     try {
-      const view =
+      const view = await decide(
+        approval,
         kind === 'deny'
-          ? await denyRequest(approval.id)
-          : await approveRequest(
-              approval.id,
-              kind === 'minutes' ? { minutes: wholeMinutes ?? undefined } : { grant: kind as GrantKind },
-            );
+          ? { deny: true }
+          : kind === 'minutes'
+            ? { minutes: wholeMinutes ?? undefined }
+            : { grant: kind as GrantKind },
+      );
       onDecided(view);
     } catch (err) {
       if (err instanceof ApiError && err.status === 409) {

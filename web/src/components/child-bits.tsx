@@ -1,6 +1,6 @@
-import { Avatar, Badge } from '@mantine/core';
-import type { AgeTier } from '../api/types';
-import { AGE_TIER_LABELS } from '../labels';
+import { Avatar, Badge, Group, Text } from '@mantine/core';
+import type { AgeTier, ManagedUserView } from '../api/types';
+import { AGE_TIER_LABELS, plural } from '../labels';
 
 const TIER_COLORS: Record<AgeTier, string> = { under8: 'pink', eight12: 'blue', teen: 'violet' };
 const AVATAR_COLORS = ['hearth', 'teal', 'grape', 'blue', 'pink', 'lime', 'cyan', 'yellow'];
@@ -29,5 +29,17 @@ export function ChildAvatar({ name, size = 'md' }: { name: string; size?: 'sm' |
     <Avatar size={size} radius="xl" color={AVATAR_COLORS[hash % AVATAR_COLORS.length]} variant="light">
       {initial}
     </Avatar>
+  );
+}
+
+/** A child's age tier and how many devices they use, under their name. */
+export function ChildTierLine({ child }: { child: Pick<ManagedUserView, 'overlay_age_tier' | 'mappings'> }) {
+  return (
+    <Group gap="xs">
+      <AgeTierBadge tier={child.overlay_age_tier} />
+      <Text size="sm" c="dimmed">
+        {plural(child.mappings.length, 'device')}
+      </Text>
+    </Group>
   );
 }

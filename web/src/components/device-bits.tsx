@@ -79,3 +79,13 @@ export function LastSeen({ device }: { device: Pick<DeviceView, 'online' | 'last
     </Text>
   );
 }
+
+/** The accounts a device reported, with their display names; `none` before it reported any. */
+export function accountsText(device: Pick<DeviceView, 'linux_users'>, none: string): string {
+  if (!device.linux_users.length) return none;
+  return device.linux_users
+    .map((u) =>
+      u.display_name && u.display_name !== u.username ? `${u.username} (${u.display_name})` : u.username,
+    )
+    .join(', ');
+}

@@ -1,6 +1,8 @@
 import { Box, Group, Text } from '@mantine/core';
+import type { QueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
-import { api, messageOf } from '../api/client';
+import { messageOf } from '../api/client';
+import { useOverlayCommand } from '../api/mutations';
 import type { CommandOutcome } from '../api/types';
 import { IconCheck, IconClock } from './icons';
 import { ErrorAlert } from './page';
@@ -25,33 +27,36 @@ export interface OverlayControl {
  * Pause (shows Hearth Space with the "locked" reason) and Resume (dismisses it) for one account on
  * one device, with what came of the last press.
  */
-export function useOverlayControl(systemId: string, linuxUsername: string): OverlayControl {
-  const [busy, setBusy] = useState<OverlayAction | null>(null);
+export function useOverlayControl(
+  systemId: string,
+  linuxUsername: string,
+  /** For a caller outside the data provider (a notification). */
+  cache?: QueryClient,
+): OverlayControl {
+  const command = useOverlayCommand(systemId, cache);
   const [result, setResult] = useState<OverlayControl['result']>(null);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { mutateAsync, reset } = command;
 
   const send = useCallback(
     async (action: OverlayAction) => {
-      setBusy(action);
       setResult(null);
-      setFailure(null);
+      reset();
       try {
-        const outcome = await api.post<CommandOutcome>(
-          `/api/devices/${encodeURIComponent(systemId)}/overlay`,
+        const outcome = await mutateAsync(
           action === 'show'
             ? { action, reason: 'locked', linux_username: linuxUsername }
             : { action, linux_username: linuxUsername },
         );
         setResult({ action, outcome });
-      } catch (err) {
-        setFailure(messageOf(err));
-      } finally {
-        setBusy(null);
+      } catch {
+        // The mutation keeps the error; `failure` says it in words.
       }
     },
-    [systemId, linuxUsername],
+    [mutateAsync, reset, linuxUsername],
   );
 
+  const busy = command.isPending ? (command.variables?.action ?? null) : null;
+  const failure = command.error ? messageOf(command.error) : null;
   return { busy, result, failure, send };
 }
 

@@ -69,6 +69,16 @@ export function ErrorAlert({
   );
 }
 
+/** Shown above what an earlier load left on screen when the latest one failed. */
+export function StaleNotice({ error }: { error: ApiError | null | undefined }) {
+  if (!error) return null;
+  return (
+    <Alert variant="light" color="yellow" icon={<IconAlert />} title="Not up to date" role="status">
+      {error.message} Hearth keeps trying and updates this page once it can.
+    </Alert>
+  );
+}
+
 export function notifySaved(message: string, title?: string): void {
   notifications.show({ color: 'teal', title, message, icon: <IconCheck size={18} /> });
 }

@@ -14,8 +14,9 @@ import {
 import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { useAlertFeed } from '../api/alerts';
 import { type ApprovalFilter, type ApprovalView, findApproval, useApprovalFeed } from '../api/approvals';
-import type { AlertView, DeviceView, ItemList, ParentView } from '../api/types';
-import { useApi } from '../api/use-api';
+import type { Resource } from '../api/query';
+import { useDevices, useParents } from '../api/resources';
+import type { DeviceView, ItemList, ParentView } from '../api/types';
 import { useSearchFilters } from '../api/use-search-filters';
 import { ApprovalItem } from '../components/approval-item';
 import { IconCheck, IconInbox } from '../components/icons';
@@ -25,9 +26,6 @@ import { AlertList, ListEmpty } from './alert-list';
 
 export const REQUESTS_PAGE_SIZE = 20;
 const FILTER_KEYS = ['unread', 'approvals'] as const;
-
-// Children's messages from Hearth Space; approval requests are listed above them.
-const isRequest = (alert: AlertView) => alert.kind === 'access_requested';
 
 const listStyle = { listStyle: 'none', margin: 0, padding: 0 } as const;
 
@@ -71,11 +69,10 @@ function SectionHeading({
  * list did not have yet (a device paired or a parent added since the page opened).
  */
 function useNames<T>(
-  path: string,
+  list: Resource<ItemList<T>>,
   ids: (string | null)[],
   entry: (item: T) => [string, string],
 ): Map<string, string> {
-  const list = useApi<ItemList<T>>(path);
   const names = new Map((list.data?.items ?? []).map(entry));
   const unknown = list.data ? ids.find((id) => id !== null && !names.has(id)) : undefined;
   const asked = useRef(new Set<string>());
@@ -102,12 +99,12 @@ function ApprovalsSection({
   const { record } = feed;
   const shown = [...(feed.pending ?? []), ...feed.decided];
   const deviceNames = useNames<DeviceView>(
-    '/api/devices',
+    useDevices(),
     shown.map((a) => a.system_id),
     (d) => [d.system_id, d.hostname],
   );
   const parentNames = useNames<ParentView>(
-    '/api/household/parents',
+    useParents(),
     shown.map((a) => a.decided_by),
     (p) => [p.id, p.username],
   );
@@ -216,7 +213,6 @@ export function AccessRequestsPage() {
   const unreadOnly = filters.unread === '1';
   const feed = useAlertFeed(
     `/api/access-request?limit=${REQUESTS_PAGE_SIZE}${unreadOnly ? '&unacknowledged=true' : ''}`,
-    isRequest,
   );
   const showAll = () => setFilters({ unread: '' });
 

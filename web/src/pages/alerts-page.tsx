@@ -11,12 +11,13 @@ import {
   Switch,
   Text,
 } from '@mantine/core';
-import { type FormEvent, useCallback, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
 import { useAlertFeed } from '../api/alerts';
 import { api, messageOf } from '../api/client';
-import { useLiveHub } from '../api/live';
-import type { AlertView, PruneResult, UserList } from '../api/types';
-import { useApi } from '../api/use-api';
+import { keys } from '../api/keys';
+import { useUsers } from '../api/resources';
+import type { PruneResult } from '../api/types';
 import { useSearchFilters } from '../api/use-search-filters';
 import { IconBell, IconCheck, IconTrash } from '../components/icons';
 import { ErrorAlert, PageHeader } from '../components/page';
@@ -103,11 +104,11 @@ function ClearOldAlertsModal({
 
 export function AlertsPage() {
   const { isAdmin } = useSession();
-  const hub = useLiveHub();
+  const cache = useQueryClient();
   const [filters, setFilters] = useSearchFilters(FILTER_KEYS);
   const { kind, child } = filters;
   const unreadOnly = filters.unread === '1';
-  const users = useApi<UserList>('/api/users');
+  const users = useUsers();
   const [clearing, setClearing] = useState(false);
   const [cleared, setCleared] = useState<number | null>(null);
 
@@ -115,11 +116,7 @@ export function AlertsPage() {
   if (kind) query.set('kind', kind);
   if (child) query.set('managed_user_id', child);
   if (unreadOnly) query.set('unacknowledged', 'true');
-  const matches = useCallback(
-    (alert: AlertView) => (!kind || alert.kind === kind) && (!child || alert.managed_user_id === child),
-    [kind, child],
-  );
-  const feed = useAlertFeed(`/api/alerts?${query}`, matches);
+  const feed = useAlertFeed(`/api/alerts?${query}`);
 
   const filtered = !!(kind || child || unreadOnly);
   const childOptions = [
@@ -220,9 +217,9 @@ export function AlertsPage() {
           onCleared={(deleted) => {
             setClearing(false);
             setCleared(deleted);
-            feed.reload();
-            // The badge and any other list catch up too.
-            hub.resync();
+            // Every alert list, the badge and the dashboard catch up.
+            void cache.invalidateQueries({ queryKey: keys.alerts() });
+            void cache.invalidateQueries({ queryKey: keys.dashboard() });
           }}
         />
       ) : null}

@@ -14,46 +14,42 @@ import {
 } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { api, messageOf } from '../api/client';
-import type { ManagedUserView, UserList } from '../api/types';
-import { useApi } from '../api/use-api';
-import { AgeTierBadge, ChildAvatar } from '../components/child-bits';
+import { messageOf } from '../api/client';
+import { useCreateChild } from '../api/mutations';
+import { useUsers } from '../api/resources';
+import type { ManagedUserView } from '../api/types';
+import { ChildAvatar, ChildTierLine } from '../components/child-bits';
 import { IconChevronRight, IconChildren, IconPlus } from '../components/icons';
 import { ErrorAlert, notifySaved, PageHeader } from '../components/page';
-import { AGE_TIER_OPTIONS, ageTierFromOption, NAME_MAX_LENGTH, plural } from '../labels';
+import { AGE_TIER_OPTIONS, ageTierFromOption, NAME_MAX_LENGTH } from '../labels';
 import { useSession } from '../session';
 
 function AddChildForm({ onAdded }: { onAdded: (child: ManagedUserView) => void }) {
   const [name, setName] = useState('');
   const [tier, setTier] = useState<string | null>('');
   const [nameError, setNameError] = useState<string | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const create = useCreateChild();
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setFailure(null);
+    create.reset();
     if (!name.trim()) {
       setNameError('Enter the child’s name.');
       return;
     }
     setNameError(null);
-    setBusy(true);
-    try {
-      const overlay_age_tier = ageTierFromOption(tier);
-      const child = await api.post<ManagedUserView>('/api/user/create', {
-        name: name.trim(),
-        ...(overlay_age_tier ? { overlay_age_tier } : {}),
-      });
-      onAdded(child);
-      notifySaved(`${child.name} was added.`);
-      setName('');
-      setTier('');
-    } catch (err) {
-      setFailure(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    const overlay_age_tier = ageTierFromOption(tier);
+    create.mutate(
+      { name: name.trim(), ...(overlay_age_tier ? { overlay_age_tier } : {}) },
+      {
+        onSuccess: (child) => {
+          onAdded(child);
+          notifySaved(`${child.name} was added.`);
+          setName('');
+          setTier('');
+        },
+      },
+    );
   }
 
   return (
@@ -63,7 +59,7 @@ function AddChildForm({ onAdded }: { onAdded: (child: ManagedUserView) => void }
           <Title order={2} fz="lg">
             Add child
           </Title>
-          <ErrorAlert error={failure} title="The child was not added" />
+          <ErrorAlert error={create.error && messageOf(create.error)} title="The child was not added" />
           <Group align="flex-start" gap="md" grow preventGrowOverflow={false} wrap="wrap">
             <TextInput
               label="Name"
@@ -86,7 +82,7 @@ function AddChildForm({ onAdded }: { onAdded: (child: ManagedUserView) => void }
             />
           </Group>
           <Group justify="flex-end">
-            <Button type="submit" loading={busy} leftSection={<IconPlus size={16} />}>
+            <Button type="submit" loading={create.isPending} leftSection={<IconPlus size={16} />}>
               Add child
             </Button>
           </Group>
@@ -112,12 +108,7 @@ function ChildRow({ child }: { child: ManagedUserView }) {
           <Text fw={600} style={{ overflowWrap: 'anywhere' }}>
             {child.name}
           </Text>
-          <Group gap="xs">
-            <AgeTierBadge tier={child.overlay_age_tier} />
-            <Text size="sm" c="dimmed">
-              {plural(child.mappings.length, 'device')}
-            </Text>
-          </Group>
+          <ChildTierLine child={child} />
         </Stack>
         <IconChevronRight size={18} />
       </Group>
@@ -127,7 +118,7 @@ function ChildRow({ child }: { child: ManagedUserView }) {
 
 export function ChildrenPage() {
   const { isAdmin } = useSession();
-  const users = useApi<UserList>('/api/users');
+  const users = useUsers();
   const children = users.data?.items;
 
   return (

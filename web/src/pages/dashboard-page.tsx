@@ -13,14 +13,12 @@ import {
   Title,
   UnstyledButton,
 } from '@mantine/core';
-import { type ComponentType, useCallback } from 'react';
+import type { ComponentType } from 'react';
 import { Link } from 'react-router-dom';
-import { asAlert } from '../api/alerts';
-import { type LiveData, useLiveEvent, useLiveRefresh } from '../api/live';
-import type { DashboardView, ManagedUserView, UserList } from '../api/types';
-import { useApi } from '../api/use-api';
+import { useDashboard, useUsers } from '../api/resources';
+import type { DashboardView, ManagedUserView } from '../api/types';
 import { AlertItem } from '../components/alert-item';
-import { AgeTierBadge, ChildAvatar } from '../components/child-bits';
+import { ChildAvatar, ChildTierLine } from '../components/child-bits';
 import { IconBell, IconChevronRight, IconDevices, IconHeart, IconInbox, IconPlus } from '../components/icons';
 import { ErrorAlert, PageHeader } from '../components/page';
 import { formatMinutes, plural } from '../labels';
@@ -106,12 +104,7 @@ function ChildCard({ child, status }: { child: ManagedUserView; status: ChildSta
                 </Badge>
               ) : null}
             </Group>
-            <Group gap="xs">
-              <AgeTierBadge tier={child.overlay_age_tier} />
-              <Text size="sm" c="dimmed">
-                {plural(child.mappings.length, 'device')}
-              </Text>
-            </Group>
+            <ChildTierLine child={child} />
           </Stack>
         </Group>
         <SimpleGrid cols={2} spacing="sm" className="hearth-today" data-testid="child-today">
@@ -277,37 +270,8 @@ function RecentAlerts({ dashboard, failed }: { dashboard: DashboardView | undefi
 
 export function DashboardPage() {
   const session = useSignedIn();
-  const dashboard = useApi<DashboardView>('/api/dashboard');
-  const users = useApi<UserList>('/api/users');
-  const { reload: reloadDashboard, setData: setDashboard } = dashboard;
-  const { reload: reloadUsers } = users;
-  const refresh = useCallback(() => {
-    reloadDashboard();
-    reloadUsers();
-  }, [reloadDashboard, reloadUsers]);
-  useLiveRefresh(
-    ['device_pending', 'device_status', 'alert_created', 'approval_created', 'approval_decided'],
-    refresh,
-  );
-  // A read mark from this tab shows at once; the count is then confirmed by the server.
-  useLiveEvent(['alert_acknowledged'], (data: LiveData) => {
-    const alert = asAlert(data);
-    if (!alert) return;
-    setDashboard((current) => {
-      if (!current) return current;
-      const before = current.recent_alerts.find((a) => a.id === alert.id);
-      const wasUnread = before ? !before.acknowledged_at : true;
-      return {
-        ...current,
-        counts: {
-          ...current.counts,
-          unread_alerts: Math.max(0, current.counts.unread_alerts - (wasUnread ? 1 : 0)),
-        },
-        recent_alerts: current.recent_alerts.map((a) => (a.id === alert.id ? alert : a)),
-      };
-    });
-    reloadDashboard();
-  });
+  const dashboard = useDashboard();
+  const users = useUsers();
 
   const data = dashboard.data;
   const counts = data?.counts;

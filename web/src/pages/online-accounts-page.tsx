@@ -1,5 +1,4 @@
 import {
-  Alert,
   Button,
   Card,
   CloseButton,
@@ -21,14 +20,11 @@ import {
   onlineAccountsPath,
   type SortOrder,
 } from '../api/approvals';
-import { useLiveRefresh } from '../api/live';
-import type { DeviceList, ItemList, UserList } from '../api/types';
-import { useApi } from '../api/use-api';
+import { useDevices, useOnlineAccounts, useUsers } from '../api/resources';
 import { useSearchFilters } from '../api/use-search-filters';
 import { ChildAvatar } from '../components/child-bits';
 import { RelativeTime } from '../components/device-bits';
 import {
-  IconAlert,
   IconArrowDown,
   IconArrowUp,
   IconGlobe,
@@ -36,7 +32,7 @@ import {
   IconSelector,
   IconShield,
 } from '../components/icons';
-import { ErrorAlert, PageHeader } from '../components/page';
+import { ErrorAlert, PageHeader, StaleNotice } from '../components/page';
 import { exactTime, plural } from '../labels';
 import { ListEmpty } from './alert-list';
 
@@ -259,14 +255,13 @@ export function OnlineAccountsPage() {
   const order: SortOrder =
     filters.order === 'asc' || filters.order === 'desc' ? filters.order : defaultOrder(sort);
   const [q] = useDebouncedValue(filters.q, SEARCH_DELAY_MS);
-  const accounts = useApi<ItemList<OnlineAccountView>>(
+  const accounts = useOnlineAccounts(
+    { q, sort, order, childId: filters.child },
     onlineAccountsPath({ q, sort, order, childId: filters.child }),
   );
-  const users = useApi<UserList>('/api/users');
-  const devices = useApi<DeviceList>('/api/devices');
+  const users = useUsers();
+  const devices = useDevices();
   const phone = useMediaQuery(PHONE_QUERY, undefined, { getInitialValueInEffect: false });
-  // Logins arrive without an event: the list is asked again every minute and when the tab comes back.
-  useLiveRefresh([], accounts.reload);
 
   const onSort = (column: OnlineAccountSort) => {
     const next = column === sort ? (order === 'asc' ? 'desc' : 'asc') : defaultOrder(column);
@@ -344,11 +339,7 @@ export function OnlineAccountsPage() {
         {accounts.error && !items ? (
           <ErrorAlert error={accounts.error} onRetry={accounts.reload} title="Could not load the accounts" />
         ) : null}
-        {accounts.error && items ? (
-          <Alert variant="light" color="yellow" icon={<IconAlert />} title="Not up to date" role="status">
-            {accounts.error.message} Hearth keeps trying and updates this page once it can.
-          </Alert>
-        ) : null}
+        {items ? <StaleNotice error={accounts.error} /> : null}
         {!items && !accounts.error ? (
           <Stack gap="sm" aria-busy="true">
             <Skeleton h={48} radius="md" />

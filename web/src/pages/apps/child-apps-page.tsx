@@ -12,19 +12,11 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useCallback, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import {
-  type AppRule,
-  appKey,
-  type ChildApp,
-  type ChildInventory,
-  type InstalledAppsUpdated,
-  inventoryPaths,
-} from '../../api/inventory';
-import { useLiveEvent, useLiveRefresh } from '../../api/live';
+import { type AppRule, appKey, type ChildApp, useChildInventory } from '../../api/inventory';
+import { useUser } from '../../api/resources';
 import type { ManagedUserView } from '../../api/types';
-import { useApi } from '../../api/use-api';
 import {
   AppIcon,
   AppSearch,
@@ -39,7 +31,7 @@ import {
 } from '../../components/app-bits';
 import { ChildAvatar } from '../../components/child-bits';
 import { IconAlert, IconArrowLeft, IconCheck, IconDevices, IconRefresh } from '../../components/icons';
-import { ErrorAlert, PageHeader } from '../../components/page';
+import { ErrorAlert, PageHeader, StaleNotice } from '../../components/page';
 import { NotFoundPage } from '../not-found-page';
 import { deliveryText, PolicySyncCard } from './policy-sync';
 import { RuleButtons, RuleLimitForm, useRuleEditing } from './rule-controls';
@@ -275,25 +267,12 @@ function NoApps({ child }: { child: ManagedUserView }) {
 }
 
 function ChildApps({ id }: { id: string }) {
-  const user = useApi<ManagedUserView>(`/api/user/${encodeURIComponent(id)}`);
-  const inventory = useApi<ChildInventory>(inventoryPaths.child(id));
+  const user = useUser(id);
+  const inventory = useChildInventory(id);
   const state = useAppPolicy(id);
   const child = user.data;
   const { reload: reloadInventory } = inventory;
   const { reload: reloadUser } = user;
-
-  const devices = useMemo(() => new Set(child?.mappings.map((m) => m.system_id)), [child]);
-  useLiveEvent(['installed_apps_updated'], (data) => {
-    const systemId = (data as Partial<InstalledAppsUpdated>).system_id;
-    if (!child || (systemId && devices.has(systemId))) reloadInventory();
-  });
-  useLiveRefresh(
-    [],
-    useCallback(() => {
-      reloadUser();
-      reloadInventory();
-    }, [reloadUser, reloadInventory]),
-  );
 
   const items = useMemo(
     () => withRuledApps(inventory.data?.items ?? [], state.policy?.rules ?? []),
@@ -346,11 +325,7 @@ function ChildApps({ id }: { id: string }) {
         description={`What is installed on ${child.name}’s devices, and which apps ${child.name} may use.`}
       />
       <Stack gap="lg">
-        {loadError ? (
-          <Alert variant="light" color="yellow" icon={<IconAlert />} title="Not up to date" role="status">
-            {loadError.message} Hearth keeps trying and updates this page once it can.
-          </Alert>
-        ) : null}
+        <StaleNotice error={loadError} />
         {state.conflict ? (
           <Alert
             variant="light"

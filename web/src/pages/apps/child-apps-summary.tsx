@@ -1,15 +1,8 @@
 import { Button, Card, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { useCallback, useMemo } from 'react';
+import { useMemo } from 'react';
 import { Link } from 'react-router-dom';
-import {
-  type AppPolicy,
-  type ChildInventory,
-  type InstalledAppsUpdated,
-  inventoryPaths,
-} from '../../api/inventory';
-import { useLiveEvent, useLiveRefresh } from '../../api/live';
+import { type AppPolicy, useAppPolicyQuery, useChildInventory } from '../../api/inventory';
 import type { ManagedUserView } from '../../api/types';
-import { useApi } from '../../api/use-api';
 import { AppIcon, byAppName, IconApps } from '../../components/app-bits';
 import { IconChevronRight } from '../../components/icons';
 import { ErrorAlert } from '../../components/page';
@@ -48,22 +41,9 @@ function syncText(policy: AppPolicy | undefined): { text: string; color: string 
 
 /** The child page's door to their apps: how many, a few icons, the rules and whether devices have them. */
 export function ChildAppsSummary({ child }: { child: ManagedUserView }) {
-  const inventory = useApi<ChildInventory>(inventoryPaths.child(child.id));
-  const policy = useApi<AppPolicy>(inventoryPaths.policy(child.id));
+  const inventory = useChildInventory(child.id);
+  const policy = useAppPolicyQuery(child.id);
   const { reload: reloadInventory } = inventory;
-  const { reload: reloadPolicy } = policy;
-  const devices = useMemo(() => new Set(child.mappings.map((m) => m.system_id)), [child]);
-  useLiveEvent(['installed_apps_updated'], (data) => {
-    const systemId = (data as Partial<InstalledAppsUpdated>).system_id;
-    if (systemId && devices.has(systemId)) reloadInventory();
-  });
-  useLiveRefresh(
-    ['device_status'],
-    useCallback(() => {
-      reloadInventory();
-      reloadPolicy();
-    }, [reloadInventory, reloadPolicy]),
-  );
 
   const items = useMemo(() => [...(inventory.data?.items ?? [])].sort(byAppName), [inventory.data]);
   const withIcons = items.filter((a) => a.icon_url);

@@ -12,16 +12,9 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useCallback, useMemo, useState } from 'react';
-import {
-  type DeviceInventory,
-  type InstalledApp,
-  type InstalledAppsUpdated,
-  inventoryPaths,
-} from '../../api/inventory';
-import { useLiveEvent, useLiveRefresh } from '../../api/live';
+import { useMemo, useState } from 'react';
+import { type DeviceInventory, type InstalledApp, useDeviceInventory } from '../../api/inventory';
 import type { DeviceView } from '../../api/types';
-import { useApi } from '../../api/use-api';
 import {
   AppIcon,
   AppSearch,
@@ -130,19 +123,9 @@ function ReportLine({ data }: { data: DeviceInventory }) {
 /** The device's installed apps: a searchable list with icons, and "Rescan now". */
 export function InstalledAppsSection({ device }: { device: DeviceView }) {
   const systemId = device.system_id;
-  const inventory = useApi<DeviceInventory>(inventoryPaths.device(systemId));
+  const inventory = useDeviceInventory(systemId);
   const { reload } = inventory;
   const data = inventory.data;
-  useLiveEvent(
-    ['installed_apps_updated'],
-    useCallback(
-      (event) => {
-        if ((event as Partial<InstalledAppsUpdated>).system_id === systemId) reload();
-      },
-      [systemId, reload],
-    ),
-  );
-  useLiveRefresh([], reload);
   const rescan = useRescan(systemId, data, reload);
 
   const [query, setQuery] = useState('');

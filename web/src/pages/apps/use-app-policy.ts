@@ -1,8 +1,9 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, messageOf } from '../../api/client';
-import { type AppPolicy, type AppRule, appKey, inventoryPaths, savePolicy } from '../../api/inventory';
-import { useLiveEvent, useLiveRefresh } from '../../api/live';
-import { useApi } from '../../api/use-api';
+import { type AppPolicy, type AppRule, appKey, savePolicy, useAppPolicyQuery } from '../../api/inventory';
+import { keys } from '../../api/keys';
+import { useLiveEvent } from '../../api/live';
 
 /** An app a rule can be about. */
 export interface RuleTarget {
@@ -38,15 +39,38 @@ const POLL_MS = 3_000;
 /** …for this long after a save or a device coming online; the live stream covers the rest. */
 const WATCH_MS = 60_000;
 
+/** The rules with `app`'s replaced by `choice` (or removed for none). */
+function nextRules(policy: AppPolicy, app: RuleTarget, choice: RuleChoice): AppRule[] {
+  const others = policy.rules.filter((r) => appKey(r) !== appKey(app));
+  if (!choice) return others;
+  return [
+    ...others,
+    {
+      identifier: app.identifier,
+      match_type: app.match_type,
+      action: choice.action,
+      ...(choice.action === 'limit' ? { daily_minutes: choice.daily_minutes } : {}),
+      application_name: app.application_name.slice(0, 256),
+    },
+  ];
+}
+
+interface Change {
+  app: RuleTarget;
+  choice: RuleChoice;
+  policy: AppPolicy;
+}
+
 /**
  * A child's app rules: reading them, changing one app's rule at a time (a PUT of the whole list with
- * the version read), and following each device's sync state until the devices have them.
+ * the version read, shown at once and put back if refused), and following each device's sync state
+ * until the devices have them.
  */
 export function useAppPolicy(childId: string): AppPolicyState {
-  const fetched = useApi<AppPolicy>(inventoryPaths.policy(childId));
+  const cache = useQueryClient();
+  const fetched = useAppPolicyQuery(childId);
   const { reload: refetch } = fetched;
   const [saved, setSaved] = useState<AppPolicy | null>(null);
-  const [saving, setSaving] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
   const [failure, setFailure] = useState<AppPolicyState['failure']>(null);
   const [lastSaved, setLastSaved] = useState<SaveResult | null>(null);
@@ -65,13 +89,10 @@ export function useAppPolicy(childId: string): AppPolicyState {
   const devices = useMemo(() => new Set(policy?.sync.map((s) => s.system_id)), [policy]);
   const waiting = policy?.sync.some((s) => s.status === 'pending') ?? false;
 
+  // The live table refreshes the rules on a device's news; a device coming online starts watching.
   useLiveEvent(['device_status'], (data) => {
-    if (typeof data.system_id === 'string' && devices.has(data.system_id)) {
-      setWatching(Date.now());
-      refetch();
-    }
+    if (typeof data.system_id === 'string' && devices.has(data.system_id)) setWatching(Date.now());
   });
-  useLiveRefresh([], refetch);
 
   useEffect(() => {
     if (!watching || !waiting) return;
@@ -83,40 +104,49 @@ export function useAppPolicy(childId: string): AppPolicyState {
     };
   }, [watching, waiting, refetch]);
 
+  const key = keys.appPolicy(childId);
+  const save = useMutation<AppPolicy, ApiError, Change, AppPolicy | undefined>({
+    mutationFn: ({ app, choice, policy: read }) =>
+      savePolicy(childId, nextRules(read, app, choice), read.version),
+    onMutate: async ({ app, choice, policy: read }) => {
+      await cache.cancelQueries({ queryKey: key });
+      const before = cache.getQueryData<AppPolicy>(key);
+      const rulesShown = nextRules(read, app, choice);
+      // Same version as the rules read, so it wins over an older save until the answer lands.
+      cache.setQueryData<AppPolicy>(key, { ...read, rules: rulesShown });
+      return before;
+    },
+    onError: (_err, _change, before) => {
+      cache.setQueryData(key, before);
+    },
+    onSuccess: (view) => {
+      cache.setQueryData(key, view);
+      setSaved(view);
+      setWatching(Date.now());
+    },
+  });
+  const saving = save.isPending ? appKey(save.variables.app) : null;
+
+  const { mutateAsync } = save;
   const choose = useCallback(
     async (app: RuleTarget, choice: RuleChoice): Promise<boolean> => {
       if (!policy || saving || conflict) return false;
-      const key = appKey(app);
-      const next: AppRule[] = policy.rules.filter((r) => appKey(r) !== key);
-      if (choice) {
-        next.push({
-          identifier: app.identifier,
-          match_type: app.match_type,
-          action: choice.action,
-          ...(choice.action === 'limit' ? { daily_minutes: choice.daily_minutes } : {}),
-          application_name: app.application_name.slice(0, 256),
-        });
-      }
-      setSaving(key);
+      const ruleKey = appKey(app);
       setFailure(null);
       try {
-        const view = await savePolicy(childId, next, policy.version);
-        setSaved(view);
-        setLastSaved({ key, policy: view });
-        setWatching(Date.now());
+        const view = await mutateAsync({ app, choice, policy });
+        setLastSaved({ key: ruleKey, policy: view });
         return true;
       } catch (err) {
         if (err instanceof ApiError && err.status === 409) {
           setConflict(true);
         } else {
-          setFailure({ key, message: messageOf(err) });
+          setFailure({ key: ruleKey, message: messageOf(err) });
         }
         return false;
-      } finally {
-        setSaving(null);
       }
     },
-    [childId, policy, saving, conflict],
+    [policy, saving, conflict, mutateAsync],
   );
 
   const reload = useCallback(() => {

@@ -1,11 +1,9 @@
-import { Anchor, Group, Skeleton, Stack, Text } from '@mantine/core';
+import { Anchor, Skeleton, Stack } from '@mantine/core';
 import { Link, useParams } from 'react-router-dom';
-import type { ManagedUserView } from '../../api/types';
-import { useApi } from '../../api/use-api';
-import { AgeTierBadge, ChildAvatar } from '../../components/child-bits';
+import { useUser } from '../../api/resources';
+import { ChildAvatar, ChildTierLine } from '../../components/child-bits';
 import { IconArrowLeft } from '../../components/icons';
 import { ErrorAlert, PageHeader } from '../../components/page';
-import { plural } from '../../labels';
 import { ChildAppsSummary } from '../apps/child-apps-summary';
 import { NotFoundPage } from '../not-found-page';
 import { DevicesSection } from './devices-section';
@@ -21,7 +19,7 @@ function BackToChildren() {
 }
 
 function ChildDetails({ id }: { id: string }) {
-  const user = useApi<ManagedUserView>(`/api/user/${encodeURIComponent(id)}`);
+  const user = useUser(id);
   const child = user.data;
 
   if (user.error?.code === 'not_found') {
@@ -56,14 +54,7 @@ function ChildDetails({ id }: { id: string }) {
       <PageHeader
         title={child.name}
         leading={<ChildAvatar name={child.name} size="lg" />}
-        description={
-          <Group gap="xs">
-            <AgeTierBadge tier={child.overlay_age_tier} />
-            <Text size="sm" c="dimmed">
-              {plural(child.mappings.length, 'device')}
-            </Text>
-          </Group>
-        }
+        description={<ChildTierLine child={child} />}
       />
       <Stack gap="lg">
         <TodaySection child={child} />

@@ -10,22 +10,19 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
-import { type FormEvent, useCallback, useId, useState } from 'react';
+import { type FormEvent, useId, useState } from 'react';
 import {
-  type ApprovalSettings,
   addGrant,
   domainFromInput,
   type GrantKind,
   type GrantView,
-  grantsPath,
   revokeGrant,
   setEnforceSignups,
-  settingsPath,
+  useApprovalSettings,
+  useGrants,
 } from '../../api/approvals';
 import { messageOf } from '../../api/client';
-import { useLiveRefresh } from '../../api/live';
-import type { ItemList, Mapping } from '../../api/types';
-import { useApi } from '../../api/use-api';
+import type { Mapping } from '../../api/types';
 import { RelativeTime } from '../../components/device-bits';
 import { IconPlus, IconTrash } from '../../components/icons';
 import { ErrorAlert, notifySaved } from '../../components/page';
@@ -191,21 +188,14 @@ function AllowSiteForm({ mapping, onAdded }: { mapping: Mapping; onAdded: (grant
  * it) and the sites the child may sign up on, with Revoke and a form to allow one more.
  */
 export function SignupApprovals({ mapping, childName }: { mapping: Mapping; childName: string }) {
-  const settings = useApi<ApprovalSettings>(settingsPath(mapping.id));
-  const grants = useApi<ItemList<GrantView>>(grantsPath(mapping.id));
+  // An approval in Access Requests adds a site here (the live table refreshes both on a decision).
+  const settings = useApprovalSettings(mapping.id);
+  const grants = useGrants(mapping.id);
   const [saving, setSaving] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
   const switchId = useId();
-  const { reload: reloadSettings, setData: setSettings } = settings;
-  const { reload: reloadGrants, setData: setGrants } = grants;
-  // An approval in Access Requests adds a site here; a one-time site gets used up without an event.
-  useLiveRefresh(
-    ['approval_decided'],
-    useCallback(() => {
-      reloadSettings();
-      reloadGrants();
-    }, [reloadSettings, reloadGrants]),
-  );
+  const { setData: setSettings } = settings;
+  const { setData: setGrants } = grants;
 
   const where = `${mapping.linux_username} on ${mapping.hostname ?? 'this device'}`;
 

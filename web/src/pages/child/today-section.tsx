@@ -1,6 +1,6 @@
 import { Badge, Card, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { useUsage } from '../../api/resources';
 import type { ManagedUserView, UsageView } from '../../api/types';
-import { useApi } from '../../api/use-api';
 import { IconClock } from '../../components/icons';
 import { ErrorAlert } from '../../components/page';
 import { formatMinutes } from '../../labels';
@@ -13,7 +13,7 @@ export function usageSummary(usage: UsageView): string {
 }
 
 export function TodaySection({ child }: { child: ManagedUserView }) {
-  const usage = useApi<UsageView>(`/api/user/${encodeURIComponent(child.id)}/usage`);
+  const usage = useUsage(child.id);
   const data = usage.data;
   const names = new Map(child.mappings.map((m) => [`${m.system_id}/${m.linux_username}`, m.hostname]));
   const busyDevices = data?.devices.filter((d) => d.seconds_used > 0) ?? [];

@@ -18,8 +18,8 @@ import {
 import { type ComponentType, type ReactNode, useEffect, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { ApiError, type DownloadState, messageOf, probeDownload } from '../../api/client';
-import type { PairingConfig, ProvisioningConfig } from '../../api/types';
-import { useApi } from '../../api/use-api';
+import { usePairingConfig, useProvisioningConfig } from '../../api/resources';
+import type { PairingConfig } from '../../api/types';
 import { CopyField } from '../../components/copy-field';
 import {
   IconCheck,
@@ -239,7 +239,7 @@ function ComputerPairing({ config }: { config: PairingConfig }) {
 
 function AndroidProvisioning() {
   const session = useSignedIn();
-  const provisioning = useApi<ProvisioningConfig>('/api/pairing/provisioning/config');
+  const provisioning = useProvisioningConfig();
   const data = provisioning.data;
   if (provisioning.error && !data)
     return <ErrorAlert error={provisioning.error} onRetry={provisioning.reload} />;
@@ -299,7 +299,7 @@ function AndroidProvisioning() {
 }
 
 function PairingTabs() {
-  const pairing = useApi<PairingConfig>('/api/pairing/config');
+  const pairing = usePairingConfig();
   const [params, setParams] = useSearchParams();
   const tab = params.get('tab') === 'android' ? 'android' : 'computer';
 

@@ -1,12 +1,11 @@
 import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { api, messageOf } from '../../api/client';
+import { messageOf } from '../../api/client';
+import { useApproveDevice, useRejectDevice } from '../../api/mutations';
 import type { DeviceView } from '../../api/types';
 import { IconCheck, IconX } from '../../components/icons';
 import { ErrorAlert, notifySaved } from '../../components/page';
 import { NAME_MAX_LENGTH } from '../../labels';
-
-type Decided = { system_id: string; status: string };
 
 function ApproveModal({
   device,
@@ -18,25 +17,22 @@ function ApproveModal({
   onDecided: () => void;
 }) {
   const [name, setName] = useState('');
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const approve = useApproveDevice();
+  // Busy from the press until the modal closes: a second press must not approve twice.
+  const busy = approve.isPending || approve.isSuccess;
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setFailure(null);
-    setBusy(true);
     const displayName = name.trim();
-    try {
-      await api.post<Decided>(
-        `/api/device/approve/${encodeURIComponent(device.system_id)}`,
-        displayName ? { display_name: displayName } : {},
-      );
-      notifySaved(`${displayName || device.hostname} is approved. Hearth now looks after it.`);
-      onDecided();
-    } catch (err) {
-      setFailure(messageOf(err));
-      setBusy(false);
-    }
+    approve.mutate(
+      { systemId: device.system_id, displayName },
+      {
+        onSuccess: () => {
+          notifySaved(`${displayName || device.hostname} is approved. Hearth now looks after it.`);
+          onDecided();
+        },
+      },
+    );
   }
 
   return (
@@ -47,7 +43,7 @@ function ApproveModal({
             Hearth starts looking after this device as soon as you approve it. Give it a name you will
             recognise, if you like.
           </Text>
-          <ErrorAlert error={failure} title="The device was not approved" />
+          <ErrorAlert error={approve.error && messageOf(approve.error)} title="The device was not approved" />
           <TextInput
             label="Friendly name"
             description={`Optional. Shown in Hearth and on the pause screen; without one it is called ${device.hostname}.`}
@@ -80,20 +76,16 @@ function RejectModal({
   onClose: () => void;
   onDecided: () => void;
 }) {
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const rejection = useRejectDevice();
+  const busy = rejection.isPending || rejection.isSuccess;
 
-  async function reject() {
-    setFailure(null);
-    setBusy(true);
-    try {
-      await api.post<Decided>(`/api/device/reject/${encodeURIComponent(device.system_id)}`);
-      notifySaved(`${device.hostname} was turned away.`);
-      onDecided();
-    } catch (err) {
-      setFailure(messageOf(err));
-      setBusy(false);
-    }
+  function reject() {
+    rejection.mutate(device.system_id, {
+      onSuccess: () => {
+        notifySaved(`${device.hostname} was turned away.`);
+        onDecided();
+      },
+    });
   }
 
   return (
@@ -103,7 +95,10 @@ function RejectModal({
           The device is disconnected and Hearth will not look after it. If it asks to join again, it shows up
           here again.
         </Text>
-        <ErrorAlert error={failure} title="The device was not rejected" />
+        <ErrorAlert
+          error={rejection.error && messageOf(rejection.error)}
+          title="The device was not rejected"
+        />
         <Group justify="flex-end" gap="sm">
           <Button variant="default" onClick={onClose} data-autofocus>
             Cancel

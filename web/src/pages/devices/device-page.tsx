@@ -15,12 +15,13 @@ import {
 } from '@mantine/core';
 import { useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
-import { api, messageOf } from '../../api/client';
-import { useLiveRefresh } from '../../api/live';
-import type { DeviceView, UserList } from '../../api/types';
-import { useApi } from '../../api/use-api';
+import { messageOf } from '../../api/client';
+import { useUnenrollDevice } from '../../api/mutations';
+import { useDevice, useUsers } from '../../api/resources';
+import type { DeviceView } from '../../api/types';
 import { CopyField } from '../../components/copy-field';
 import {
+  accountsText,
   DeviceStatusBadge,
   LastSeen,
   OnlineBadge,
@@ -29,7 +30,7 @@ import {
   RelativeTime,
 } from '../../components/device-bits';
 import { IconAlert, IconArrowLeft, IconChildren, IconUnlink } from '../../components/icons';
-import { ErrorAlert, notifySaved, PageHeader } from '../../components/page';
+import { ErrorAlert, notifySaved, PageHeader, StaleNotice } from '../../components/page';
 import { DEVICE_STATUS_LABELS, platformLabel } from '../../labels';
 import { useSession } from '../../session';
 import { InstalledAppsSection } from '../apps/device-apps-section';
@@ -145,15 +146,7 @@ function AboutCard({ device }: { device: DeviceView }) {
           <DataList.Item>
             <DataList.ItemLabel>Accounts reported</DataList.ItemLabel>
             <DataList.ItemValue style={{ overflowWrap: 'anywhere' }}>
-              {device.linux_users.length
-                ? device.linux_users
-                    .map((u) =>
-                      u.display_name && u.display_name !== u.username
-                        ? `${u.username} (${u.display_name})`
-                        : u.username,
-                    )
-                    .join(', ')
-                : 'None yet'}
+              {accountsText(device, 'None yet')}
             </DataList.ItemValue>
           </DataList.Item>
           <DataList.Item>
@@ -176,22 +169,16 @@ function AboutCard({ device }: { device: DeviceView }) {
 
 function UnenrollCard({ device, onUnenrolled }: { device: DeviceView; onUnenrolled: () => void }) {
   const [confirming, setConfirming] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const unenrollment = useUnenrollDevice();
 
-  async function unenroll() {
-    setFailure(null);
-    setBusy(true);
-    try {
-      await api.post(`/api/device/${encodeURIComponent(device.system_id)}/unenroll`);
-      notifySaved(`${device.display_name} is unenrolled.`);
-      setConfirming(false);
-      onUnenrolled();
-    } catch (err) {
-      setFailure(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+  function unenroll() {
+    unenrollment.mutate(device.system_id, {
+      onSuccess: () => {
+        notifySaved(`${device.display_name} is unenrolled.`);
+        setConfirming(false);
+        onUnenrolled();
+      },
+    });
   }
 
   return (
@@ -211,7 +198,7 @@ function UnenrollCard({ device, onUnenrolled }: { device: DeviceView; onUnenroll
           variant="light"
           leftSection={<IconUnlink size={16} />}
           onClick={() => {
-            setFailure(null);
+            unenrollment.reset();
             setConfirming(true);
           }}
         >
@@ -229,12 +216,20 @@ function UnenrollCard({ device, onUnenrolled }: { device: DeviceView; onUnenroll
             Hearth stops looking after {device.display_name}: nothing is paused or limited there any more, and
             its key stops working. If it is offline now, it is told as soon as it reconnects.
           </Text>
-          <ErrorAlert error={failure} title="The device was not unenrolled" />
+          <ErrorAlert
+            error={unenrollment.error && messageOf(unenrollment.error)}
+            title="The device was not unenrolled"
+          />
           <Group justify="flex-end" gap="sm">
             <Button variant="default" onClick={() => setConfirming(false)} data-autofocus>
               Cancel
             </Button>
-            <Button color="red" loading={busy} onClick={unenroll} leftSection={<IconUnlink size={16} />}>
+            <Button
+              color="red"
+              loading={unenrollment.isPending}
+              onClick={unenroll}
+              leftSection={<IconUnlink size={16} />}
+            >
               Unenroll
             </Button>
           </Group>
@@ -267,15 +262,14 @@ function StatusNotice({ device, onDecided }: { device: DeviceView; onDecided: ()
 
 function DeviceDetails({ systemId }: { systemId: string }) {
   const { isAdmin } = useSession();
-  const device = useApi<DeviceView>(`/api/devices/${encodeURIComponent(systemId)}`);
-  const users = useApi<UserList>('/api/users');
+  const device = useDevice(systemId);
+  const users = useUsers();
   const { reload: reloadDevice } = device;
   const { reload: reloadUsers } = users;
   const refresh = useCallback(() => {
     reloadDevice();
     reloadUsers();
   }, [reloadDevice, reloadUsers]);
-  useLiveRefresh(['device_status'], refresh);
   const data = device.data;
 
   if (device.error?.code === 'not_found') {
@@ -321,11 +315,7 @@ function DeviceDetails({ systemId }: { systemId: string }) {
         }
       />
       <Stack gap="lg">
-        {device.error ? (
-          <Alert variant="light" color="yellow" icon={<IconAlert />} title="Not up to date" role="status">
-            {device.error.message} Hearth keeps trying and updates this page once it can.
-          </Alert>
-        ) : null}
+        <StaleNotice error={device.error} />
         <StatusNotice device={data} onDecided={refresh} />
         <Grid gap="lg">
           <Grid.Col span={{ base: 12, md: 7 }}>

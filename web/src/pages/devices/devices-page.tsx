@@ -1,5 +1,4 @@
 import {
-  Alert,
   Badge,
   Button,
   Card,
@@ -14,10 +13,10 @@ import {
 } from '@mantine/core';
 import { useCallback } from 'react';
 import { Link } from 'react-router-dom';
-import { useLiveRefresh } from '../../api/live';
-import type { DeviceList, DeviceView, UserList } from '../../api/types';
-import { useApi } from '../../api/use-api';
+import { useDevices, useUsers } from '../../api/resources';
+import type { DeviceView } from '../../api/types';
 import {
+  accountsText,
   DeviceStatusBadge,
   LastSeen,
   OnlineBadge,
@@ -25,8 +24,8 @@ import {
   PlatformIcon,
   RelativeTime,
 } from '../../components/device-bits';
-import { IconAlert, IconChevronRight, IconDevices, IconPlus } from '../../components/icons';
-import { ErrorAlert, PageHeader } from '../../components/page';
+import { IconChevronRight, IconDevices, IconPlus } from '../../components/icons';
+import { ErrorAlert, PageHeader, StaleNotice } from '../../components/page';
 import { plural } from '../../labels';
 import { useSignedIn } from '../../session';
 import { DecisionButtons } from './decision-buttons';
@@ -35,15 +34,6 @@ import { childNames, childrenByDevice, type DeviceChild } from './device-childre
 // Devices still in use first; within a group the server's order (newest first) stays, so rows do not
 // jump around between refreshes.
 const STATUS_ORDER: Record<string, number> = { approved: 0, unenrolled: 1, rejected: 2 };
-
-function accountsText(device: DeviceView): string {
-  if (!device.linux_users.length) return 'No accounts reported yet';
-  return device.linux_users
-    .map((u) =>
-      u.display_name && u.display_name !== u.username ? `${u.username} (${u.display_name})` : u.username,
-    )
-    .join(', ');
-}
 
 function PendingDevice({ device, onDecided }: { device: DeviceView; onDecided: () => void }) {
   return (
@@ -62,7 +52,7 @@ function PendingDevice({ device, onDecided }: { device: DeviceView; onDecided: (
               <Text span c="dimmed" size="sm">
                 Accounts:{' '}
               </Text>
-              {accountsText(device)}
+              {accountsText(device, 'No accounts reported yet')}
             </Text>
             <Text size="sm" c="dimmed">
               Asked <RelativeTime iso={device.created_at} />
@@ -160,15 +150,14 @@ function DeviceRow({ device, users }: { device: DeviceView; users: DeviceChild[]
 }
 
 export function DevicesPage() {
-  const devices = useApi<DeviceList>('/api/devices');
-  const users = useApi<UserList>('/api/users');
+  const devices = useDevices();
+  const users = useUsers();
   const { reload: reloadDevices } = devices;
   const { reload: reloadUsers } = users;
   const refresh = useCallback(() => {
     reloadDevices();
     reloadUsers();
   }, [reloadDevices, reloadUsers]);
-  useLiveRefresh(['device_pending', 'device_status'], refresh);
 
   const items = devices.data?.items;
   const pending = items?.filter((d) => d.status === 'pending') ?? [];
@@ -190,11 +179,7 @@ export function DevicesPage() {
       />
       <Stack gap="lg">
         {devices.error && !items ? <ErrorAlert error={devices.error} onRetry={devices.reload} /> : null}
-        {devices.error && items ? (
-          <Alert variant="light" color="yellow" icon={<IconAlert />} title="Not up to date" role="status">
-            {devices.error.message} Hearth keeps trying and updates this page once it can.
-          </Alert>
-        ) : null}
+        {items ? <StaleNotice error={devices.error} /> : null}
         {!items && !devices.error ? (
           <Stack gap="sm" aria-busy="true">
             <Skeleton h={96} radius="lg" />

@@ -1,9 +1,8 @@
 import { Badge, Button, Card, Group, Paper, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { api, messageOf } from '../../api/client';
-import { useLiveRefresh } from '../../api/live';
+import { useTaskStatus } from '../../api/resources';
 import type { TaskStatusView, TasksRestarted } from '../../api/types';
-import { useApi } from '../../api/use-api';
 import { RelativeTime } from '../../components/device-bits';
 import { IconRefresh } from '../../components/icons';
 import { ErrorAlert, notifySaved } from '../../components/page';
@@ -76,10 +75,9 @@ function TaskRow({ task }: { task: TaskView }) {
 /** The worker's heartbeat and each task's last run, with "Run tasks now" for owners and admins. */
 export function BackgroundTasksCard() {
   const { isAdmin } = useSession();
-  const status = useApi<TaskStatusView>('/api/task-status');
+  const status = useTaskStatus();
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
-  useLiveRefresh([], status.reload);
   const data = status.data;
 
   async function runNow() {

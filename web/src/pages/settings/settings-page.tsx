@@ -14,16 +14,10 @@ import {
   Title,
 } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { api, messageOf } from '../../api/client';
-import type {
-  ChildPermission,
-  ManagedUserView,
-  ParentList,
-  ParentRole,
-  ParentView,
-  UserList,
-} from '../../api/types';
-import { useApi } from '../../api/use-api';
+import { messageOf } from '../../api/client';
+import { useAddParent, useUpdateParent } from '../../api/mutations';
+import { useParents, useUsers } from '../../api/resources';
+import type { ChildPermission, ManagedUserView, ParentRole, ParentView } from '../../api/types';
 import { IconPlus } from '../../components/icons';
 import { ErrorAlert, notifyError, notifySaved, PageHeader } from '../../components/page';
 import { PASSWORD_MIN_LENGTH, ROLE_COLORS, ROLE_DESCRIPTIONS, ROLE_LABELS } from '../../labels';
@@ -110,12 +104,11 @@ function AddParentForm({
   const [role, setRole] = useState<ParentRole>('member');
   const [children, setChildren] = useState<ChildPermission[]>([]);
   const [errors, setErrors] = useState<{ username?: string; password?: string }>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const add = useAddParent();
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setFailure(null);
+    add.reset();
     const found = {
       username: !username.trim()
         ? 'Choose a username for them.'
@@ -129,25 +122,22 @@ function AddParentForm({
     };
     setErrors(found);
     if (found.username || found.password) return;
-    setBusy(true);
-    try {
-      const parent = await api.post<ParentView>('/api/household/parents', {
-        username: username.trim(),
-        password,
-        role,
-        children: role === 'member' ? grantedOnly(children) : [],
-      });
-      onAdded(parent);
-      notifySaved(`${parent.username} can now sign in.`);
-      setUsername('');
-      setPassword('');
-      setRole('member');
-      setChildren([]);
-    } catch (err) {
-      setFailure(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    const body = {
+      username: username.trim(),
+      password,
+      role,
+      children: role === 'member' ? grantedOnly(children) : [],
+    };
+    add.mutate(body, {
+      onSuccess: (parent) => {
+        onAdded(parent);
+        notifySaved(`${parent.username} can now sign in.`);
+        setUsername('');
+        setPassword('');
+        setRole('member');
+        setChildren([]);
+      },
+    });
   }
 
   return (
@@ -156,7 +146,7 @@ function AddParentForm({
         <Title order={3} fz="md">
           Add a parent or carer
         </Title>
-        <ErrorAlert error={failure} title="They were not added" />
+        <ErrorAlert error={add.error && messageOf(add.error)} title="They were not added" />
         <Group align="flex-start" gap="md" grow preventGrowOverflow={false} wrap="wrap">
           <TextInput
             label="Username"
@@ -191,7 +181,7 @@ function AddParentForm({
           <ChildPermissionsEditor childList={childList} value={children} onChange={setChildren} />
         ) : null}
         <Group justify="flex-end">
-          <Button type="submit" loading={busy} leftSection={<IconPlus size={16} />}>
+          <Button type="submit" loading={add.isPending} leftSection={<IconPlus size={16} />}>
             Add parent or carer
           </Button>
         </Group>
@@ -219,30 +209,32 @@ function EditParentModal({
   );
   const [password, setPassword] = useState('');
   const [passwordError, setPasswordError] = useState<string | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const update = useUpdateParent();
+  // Busy until the modal closes, so a second press does not save twice.
+  const busy = update.isPending || update.isSuccess;
 
-  async function submit(event: FormEvent) {
+  function submit(event: FormEvent) {
     event.preventDefault();
-    setFailure(null);
+    update.reset();
     if (password && password.length < PASSWORD_MIN_LENGTH) {
       setPasswordError(`The password needs at least ${PASSWORD_MIN_LENGTH} characters.`);
       return;
     }
     setPasswordError(null);
-    setBusy(true);
-    try {
-      const updated = await api.patch<ParentView>(`/api/household/parents/${encodeURIComponent(parent.id)}`, {
-        ...(role !== parent.role ? { role } : {}),
-        ...(role === 'member' ? { children: grantedOnly(children) } : {}),
-        ...(password ? { password } : {}),
-      });
-      notifySaved(`${updated.username} is updated.`);
-      onSaved(updated);
-    } catch (err) {
-      setFailure(messageOf(err));
-      setBusy(false);
-    }
+    const body = {
+      ...(role !== parent.role ? { role } : {}),
+      ...(role === 'member' ? { children: grantedOnly(children) } : {}),
+      ...(password ? { password } : {}),
+    };
+    update.mutate(
+      { id: parent.id, body },
+      {
+        onSuccess: (updated) => {
+          notifySaved(`${updated.username} is updated.`);
+          onSaved(updated);
+        },
+      },
+    );
   }
 
   // The current role is always offered, even to an admin looking at an owner.
@@ -258,7 +250,7 @@ function EditParentModal({
     <Modal opened onClose={onClose} title={`Change ${parent.username}`} centered size="lg">
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
-          <ErrorAlert error={failure} title="Not saved" />
+          <ErrorAlert error={update.error && messageOf(update.error)} title="Not saved" />
           <Select
             label="Role"
             data={options}
@@ -294,8 +286,8 @@ function EditParentModal({
 export function SettingsPage() {
   const session = useSignedIn();
   const { isAdmin, setup, refresh } = useSession();
-  const parents = useApi<ParentList>('/api/household/parents');
-  const users = useApi<UserList>('/api/users');
+  const parents = useParents();
+  const users = useUsers();
   const [editing, setEditing] = useState<ParentView | null>(null);
   const childList = users.data?.items ?? [];
 

@@ -1,327 +1,69 @@
 import assert from 'node:assert/strict';
-import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { PNG } from 'pngjs';
-import { type Frame, SimAgent, type SimAgentOptions } from '../../bench/src/simulator.ts';
-import { enrollmentToken, startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import type { Browser } from 'playwright-core';
+import { SimAgent, type SimAgentOptions } from '../../bench/src/simulator.ts';
+import { enrollmentToken, type TestServer } from '../../server/test/helpers.ts';
 import {
-  assertBuilt,
+  app,
+  assertIconLoaded,
+  FIREFOX_ICON,
+  GIMP_ICON,
+  KRITA_ICON,
+  openAppsHousehold,
+  report,
+  sendIcon,
+} from './inventory-support.ts';
+import {
   assertFitsPhone,
   assertNotReloaded,
   browserSkipReason,
+  closeHousehold,
   closePage,
-  createOwner,
   isCommand,
-  launchBrowser,
   markPage,
   type Owner,
   openPage,
   PHONE,
   screenshot,
   timeUntil,
+  waitForOffline,
   waitForPath,
 } from './support.ts';
 
 const skip = browserSkipReason();
 
-// Reports reach the pages over the event stream at once; allow a little for the request that follows.
-const _WITHIN_LIVE = 3000;
 // A device's sync state changes when its queued command is answered, which no event announces; the
 // page asks again every few seconds while a device is waiting.
 const WITHIN_SYNC_POLL = 10_000;
 
-/** Resolves once the image has loaded with real pixels. */
-async function assertIconLoaded(page: Page, img: Locator): Promise<void> {
-  await img.scrollIntoViewIfNeeded();
-  const handle = await img.elementHandle();
-  await page.waitForFunction((el) => {
-    const image = el as HTMLImageElement;
-    return image.complete && image.naturalWidth > 0;
-  }, handle);
-  assert.ok((await img.evaluate((el) => (el as HTMLImageElement).naturalWidth)) > 0);
-}
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Icon {
-  hash: string;
-  base64: string;
-}
-
-/** A small PNG: a rounded tile of one colour with a lighter band, so it reads as an app icon. */
-function makeIcon([r, g, b]: [number, number, number]): Icon {
-  const size = 48;
-  const image = new PNG({ width: size, height: size });
-  for (let y = 0; y < size; y++) {
-    for (let x = 0; x < size; x++) {
-      const i = (y * size + x) * 4;
-      const corner = Math.min(x, size - 1 - x) + Math.min(y, size - 1 - y) < 8;
-      const band = y > 18 && y < 30;
-      image.data[i] = band ? Math.min(255, r + 90) : r;
-      image.data[i + 1] = band ? Math.min(255, g + 90) : g;
-      image.data[i + 2] = band ? Math.min(255, b + 90) : b;
-      image.data[i + 3] = corner ? 0 : 255;
-    }
-  }
-  const bytes = PNG.sync.write(image);
-  return { hash: createHash('sha256').update(bytes).digest('hex'), base64: bytes.toString('base64') };
-}
-
-const FIREFOX_ICON = makeIcon([233, 110, 52]);
-const GIMP_ICON = makeIcon([110, 98, 90]);
-const KRITA_ICON = makeIcon([60, 120, 200]);
-
-type App = { application_name: string; identifier: string; match_type: 'executable'; version_name: string };
-
-function app(name: string, version: string, icon?: Icon): App & { icon_hash?: string } {
-  return {
-    application_name: name,
-    identifier: `/usr/bin/${name.toLowerCase().replaceAll(' ', '-')}`,
-    match_type: 'executable',
-    version_name: version,
-    ...(icon ? { icon_hash: icon.hash } : {}),
-  };
-}
-
-/** Sends an icon as the agent does, and waits until the server has it. */
-async function sendIcon(agent: SimAgent, icon: Icon): Promise<void> {
-  const ack = agent.waitFor((f) => f.type === 'app_icon_report_ack' && f.content_hash === icon.hash);
-  agent.send({
-    type: 'app_icon_report',
-    content_hash: icon.hash,
-    mime_type: 'image/png',
-    data_base64: icon.base64,
-  });
-  assert.equal((await ack).success, true);
-}
-
-/** Sends a complete one-chunk report for an account and waits for its final ack. */
-async function report(agent: SimAgent, apps: App[], account = 'kid'): Promise<Frame> {
-  const reportId = randomUUID();
-  const ack = agent.waitFor(
-    (f) => f.type === 'installed_apps_report_ack' && f.report_id === reportId && f.pending === false,
-  );
-  agent.send({
-    type: 'installed_apps_report',
-    report_id: reportId,
-    linux_username: account,
-    chunk_index: 0,
-    chunk_total: 1,
-    is_final: true,
-    reported_at: new Date().toISOString(),
-    apps,
-  });
-  const frame = await ack;
-  assert.equal(frame.success, true, JSON.stringify(frame));
-  return frame;
-}
-
-describe('installed apps and app rules', { skip }, () => {
+describe('a child’s apps and app rules', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
   let owner: Owner;
-  let token: string;
   let ann: { id: string };
   let ben: { id: string };
-  const agents: SimAgent[] = [];
-  const agent = (options: Partial<SimAgentOptions>) => {
-    const a = new SimAgent({ url: server.wsUrl, enrollmentToken: token, ...options });
-    agents.push(a);
-    return a;
-  };
   let laptop: SimAgent;
   let study: SimAgent;
-
-  const paired = async (options: Partial<SimAgentOptions>, name: string) => {
-    const a = agent(options);
-    await a.connect();
-    const approved = a.waitFor('pairing_approved');
-    const res = await owner.client.post(`/api/device/approve/${a.systemId}`, { display_name: name });
-    assert.equal(res.status, 200, res.text);
-    await approved;
+  let agents: SimAgent[] = [];
+  const agent = async (options: Partial<SimAgentOptions>) => {
+    const a = new SimAgent({ url: server.wsUrl, enrollmentToken: await enrollmentToken(owner), ...options });
+    agents.push(a);
     return a;
-  };
-  const map = async (child: { id: string }, systemId: string, account: string) => {
-    const res = await owner.client.post(`/managed-users/${child.id}/mappings/add`, {
-      system_id: systemId,
-      linux_username: account,
-    });
-    assert.equal(res.status, 201, res.text);
   };
   const policyOf = async (child: { id: string }) =>
     (await owner.client.get(`/api/managed-users/${child.id}/app-policy`)).body;
 
   before(async () => {
-    assertBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    owner = await createOwner(server, 'maria', 'The Rivera family');
-    token = await enrollmentToken(owner);
-    ann = (await owner.client.post('/api/user/create', { name: 'Ann', overlay_age_tier: 'eight12' })).body;
-    ben = (await owner.client.post('/api/user/create', { name: 'Ben', overlay_age_tier: 'under8' })).body;
-    // The laptop takes a moment to answer "rescan", as a real agent does, so "Asking…" shows.
-    laptop = await paired(
-      {
-        hostname: 'family-laptop',
-        linuxUsers: [{ username: 'kid', display_name: 'Ann' }, { username: 'ben' }],
-        respond: async (command) => {
-          if (command === 'refresh_installed_apps') {
-            await delay(600);
-            return { success: true, data: { queued: true } };
-          }
-          return { success: true, data: {} };
-        },
-      },
-      'Living room laptop',
-    );
-    study = await paired({ hostname: 'study-pc', linuxUsers: [{ username: 'kid' }] }, 'Study PC');
-    await map(ann, laptop.systemId, 'kid');
-    await map(ann, study.systemId, 'kid');
-    await map(ben, laptop.systemId, 'ben');
-  });
-  after(async () => {
-    await Promise.all(agents.map((a) => a.stop()));
-    await browser?.close();
-    await server?.close();
-  });
-
-  test('before any report the pages say where apps come from; a report then shows up without a reload', async () => {
-    const handle = await openPage(browser, server, { as: owner.client });
-    const { page } = handle;
-    await page.goto(`${server.url}/children/${ann.id}/apps`);
-    await page.getByRole('heading', { level: 1, name: 'Ann’s apps' }).waitFor();
-    await page.getByText('No apps reported yet').waitFor();
-    await page
-      .getByText('Apps appear when the Hearth agent on a device reports them.', { exact: false })
-      .waitFor();
-    assert.equal(await page.title(), 'Ann’s apps · Hearth');
-    const nav = page.getByRole('navigation').getByRole('link', { name: 'Children' });
-    assert.equal(await nav.getAttribute('aria-current'), 'page');
-
-    await page.goto(`${server.url}/devices/${laptop.systemId}`);
-    const section = page.getByRole('region', { name: 'Installed apps' });
-    await section.getByText('No apps reported yet').waitFor();
-    await section.getByText('No list from this device yet').waitFor();
-    await markPage(page);
-
-    await sendIcon(laptop, FIREFOX_ICON);
-    await sendIcon(laptop, GIMP_ICON);
-    await report(laptop, [
-      app('Firefox', '121', FIREFOX_ICON),
-      app('GIMP', '2.10.36', GIMP_ICON),
-      app('Minetest', '5.8.0'),
-      app('Tux Paint', '0.9.31'),
-    ]);
-    const rows = section.getByTestId('installed-app');
-    const appeared = await timeUntil(rows.filter({ hasText: 'Tux Paint' }));
-    console.log(`# the reported apps appeared after ${appeared} ms`);
-    await assertNotReloaded(page);
-    assert.equal(await rows.count(), 4);
-    assert.deepEqual(await section.getByTestId('app-name').allTextContents(), [
-      'Firefox',
-      'GIMP',
-      'Minetest',
-      'Tux Paint',
-    ]);
-    await section.getByTestId('inventory-summary').getByText('4 apps · Last report just now').waitFor();
-
-    const firefox = rows.filter({ hasText: 'Firefox' });
-    await firefox.getByText('Version 121').waitFor();
-    await firefox.getByText('/usr/bin/firefox').waitFor();
-    await firefox.getByText(/Account kid · First seen just now · Last seen just now/).waitFor();
-    const icon = firefox.getByTestId('app-icon');
-    assert.equal(await icon.getAttribute('src'), `/api/apps/icons/${FIREFOX_ICON.hash}`);
-    await assertIconLoaded(page, icon);
-    await assertIconLoaded(page, rows.filter({ hasText: 'GIMP' }).getByTestId('app-icon'));
-    // No icon from the agent: a neutral tile instead, never a broken image.
-    const minetest = rows.filter({ hasText: 'Minetest' });
-    await minetest.getByTestId('app-icon-fallback').waitFor();
-    assert.equal(await minetest.locator('img').count(), 0);
-
-    // An icon that does not load falls back too.
-    await page.route('**/api/apps/icons/**', (route) => route.fulfill({ status: 404, body: '' }));
-    await page.reload();
-    await section.getByTestId('installed-app').first().waitFor();
-    await section
-      .getByTestId('installed-app')
-      .filter({ hasText: 'Firefox' })
-      .getByTestId('app-icon-fallback')
-      .waitFor();
-    assert.equal(await section.getByTestId('app-icon').count(), 0);
-    await closePage(handle);
-  });
-
-  test('searching narrows the list by name, version or path', async () => {
-    const handle = await openPage(browser, server, { as: owner.client });
-    const { page } = handle;
-    await page.goto(`${server.url}/devices/${laptop.systemId}`);
-    const section = page.getByRole('region', { name: 'Installed apps' });
-    const rows = section.getByTestId('installed-app');
-    await rows.filter({ hasText: 'Tux Paint' }).waitFor();
-
-    const search = section.getByRole('searchbox', { name: 'Search installed apps' });
-    await search.fill('fire');
-    await section.getByTestId('inventory-count').getByText('1 of 4 apps').waitFor();
-    assert.deepEqual(await section.getByTestId('app-name').allTextContents(), ['Firefox']);
-    await search.fill('2.10');
-    await section.getByTestId('inventory-count').getByText('1 of 4 apps').waitFor();
-    assert.deepEqual(await section.getByTestId('app-name').allTextContents(), ['GIMP']);
-    await search.fill('tux paint');
-    await section.getByTestId('inventory-count').getByText('1 of 4 apps').waitFor();
-    await search.fill('chess');
-    await section.getByText('No apps match “chess”.').waitFor();
-    assert.equal(await rows.count(), 0);
-    await section.getByRole('button', { name: 'Clear search' }).click();
-    await page.waitForFunction(() => !document.querySelector('[data-testid="inventory-count"]')?.textContent);
-    assert.equal(await search.inputValue(), '');
-    assert.equal(await rows.count(), 4);
-    await closePage(handle);
-  });
-
-  test('Rescan now asks the agent, shows progress, and the new list replaces the old without a reload', async () => {
-    const handle = await openPage(browser, server, { as: owner.client });
-    const { page } = handle;
-    await page.goto(`${server.url}/devices/${laptop.systemId}`);
-    const section = page.getByRole('region', { name: 'Installed apps' });
-    const rows = section.getByTestId('installed-app');
-    await rows.filter({ hasText: 'Tux Paint' }).waitFor();
-    await markPage(page);
-
-    const asked = laptop.waitFor(isCommand('refresh_installed_apps'));
-    await section.getByRole('button', { name: 'Rescan now' }).click();
-    const progress = section.getByTestId('rescan-progress');
-    await progress.getByText('Asking the device…').waitFor();
-    const command = await asked;
-    assert.deepEqual(command.args, {});
-    await progress.getByText('Waiting for the new list…').waitFor();
-
-    // The agent looks again: Firefox was updated, Tux Paint removed, Krita installed.
-    await sendIcon(laptop, KRITA_ICON);
+    ({ server, browser, owner, ann, ben, laptop, study, agents } = await openAppsHousehold());
+    // The lists the device tests leave behind: the laptop after its rescan, and the study PC, which
+    // then went offline with a rescan waiting for it.
+    for (const icon of [FIREFOX_ICON, GIMP_ICON, KRITA_ICON]) await sendIcon(laptop, icon);
     await report(laptop, [
       app('Firefox', '122', FIREFOX_ICON),
       app('GIMP', '2.10.36', GIMP_ICON),
       app('Krita', '5.2.2', KRITA_ICON),
       app('Minetest', '5.8.0'),
     ]);
-    const updated = await timeUntil(rows.filter({ hasText: 'Krita' }));
-    console.log(`# the rescanned list appeared after ${updated} ms`);
-    await progress.getByText('Updated with the newest list from the device.').waitFor();
-    await rows.filter({ hasText: 'Firefox' }).getByText('Version 122').waitFor();
-    await rows.filter({ hasText: 'Tux Paint' }).waitFor({ state: 'detached' });
-    await assertNotReloaded(page);
-    await assertIconLoaded(page, rows.filter({ hasText: 'Krita' }).getByTestId('app-icon'));
-    await screenshot(page, 'device-apps.png');
-    await closePage(handle);
-
-    const phone = await openPage(browser, server, { as: owner.client, viewport: PHONE });
-    await phone.page.goto(`${server.url}/devices/${laptop.systemId}`);
-    await phone.page.getByTestId('installed-app').filter({ hasText: 'Krita' }).waitFor();
-    await assertFitsPhone(phone.page);
-    await closePage(phone);
-  });
-
-  test('a rescan of an offline device waits for it to reconnect', async () => {
     await sendIcon(study, FIREFOX_ICON);
     await report(study, [
       app('Firefox', '120', FIREFOX_ICON),
@@ -329,21 +71,11 @@ describe('installed apps and app rules', { skip }, () => {
       app('Scratch', '3.0'),
     ]);
     await study.stop();
-
-    const handle = await openPage(browser, server, { as: owner.client });
-    const { page } = handle;
-    await page.goto(`${server.url}/devices/${study.systemId}`);
-    await page.getByRole('heading', { level: 1, name: 'Study PC' }).waitFor();
-    await page.getByRole('main').getByTestId('device-online').getByText('Offline', { exact: true }).waitFor();
-    const section = page.getByRole('region', { name: 'Installed apps' });
-    await section.getByTestId('installed-app').filter({ hasText: 'Scratch' }).waitFor();
-    await section.getByRole('button', { name: 'Rescan now' }).click();
-    await section
-      .getByTestId('rescan-progress')
-      .getByText('The device is offline; it will rescan when it reconnects.')
-      .waitFor();
-    await closePage(handle);
+    await waitForOffline(owner, study.systemId);
+    const rescan = await owner.client.post(`/api/devices/${study.systemId}/installed-apps/refresh`);
+    assert.equal(rescan.status, 202, rescan.text);
   });
+  after(() => closeHousehold({ server, browser }, agents));
 
   test('the child’s apps: one row per app with every device that has it, and search', async () => {
     const handle = await openPage(browser, server, { as: owner.client });
@@ -457,7 +189,7 @@ describe('installed apps and app rules', { skip }, () => {
     await studySync.getByText('Gets the rules when it connects').waitFor();
 
     // The study PC comes back with its token: the queued rules and the queued rescan reach it.
-    study = agent({
+    study = await agent({
       systemId: study.systemId,
       secureToken: study.secureToken,
       hostname: 'study-pc',

@@ -1,0 +1,36 @@
+// Every cached resource has one key, built here, so a page, a mutation and the live-event table name the
+// same thing the same way. Keys nest: invalidating `['user', id]` also refreshes that child's usage and apps.
+
+export interface OnlineAccountFilters {
+  q: string;
+  sort: string;
+  order: string;
+  childId: string;
+}
+
+export const keys = {
+  users: () => ['users'] as const,
+  user: (id: string) => ['user', id] as const,
+  usage: (id: string) => ['user', id, 'usage'] as const,
+  childApps: (id: string) => ['user', id, 'installed-apps'] as const,
+  appPolicy: (childId: string) => ['app-policy', childId] as const,
+  appPolicies: () => ['app-policy'] as const,
+  devices: () => ['devices'] as const,
+  device: (systemId: string) => ['device', systemId] as const,
+  deviceApps: (systemId: string) => ['device', systemId, 'installed-apps'] as const,
+  dashboard: () => ['dashboard'] as const,
+  approvals: () => ['approvals'] as const,
+  approvalList: (filters: { status: 'pending' | 'all' }) => ['approvals', filters] as const,
+  alerts: () => ['alerts'] as const,
+  /** A paged alert list; `path` carries its filters (kind, child, unread only, page size). */
+  alertFeed: (path: string) => ['alerts', 'feed', path] as const,
+  unreadAlerts: () => ['alerts', 'unread'] as const,
+  approvalSettings: (mappingId: string) => ['mapping', mappingId, 'approval-settings'] as const,
+  grants: (mappingId: string) => ['mapping', mappingId, 'approval-grants'] as const,
+  mappings: () => ['mapping'] as const,
+  onlineAccounts: (filters: OnlineAccountFilters) => ['online-accounts', filters] as const,
+  parents: () => ['parents'] as const,
+  taskStatus: () => ['task-status'] as const,
+  pairingConfig: () => ['pairing-config'] as const,
+  provisioningConfig: () => ['provisioning-config'] as const,
+};

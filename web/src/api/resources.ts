@@ -1,0 +1,54 @@
+// Query hooks for the household's resources; inventory, approvals and alerts keep theirs beside their
+// requests. Each reads through one key of `keys`.
+import type { OnlineAccountView } from '@hearth/protocol';
+import { keys } from './keys';
+import { type Resource, useResource } from './query';
+import type {
+  DashboardView,
+  DeviceList,
+  DeviceView,
+  ItemList,
+  ManagedUserView,
+  PairingConfig,
+  ParentList,
+  ProvisioningConfig,
+  TaskStatusView,
+  UsageView,
+  UserList,
+} from './types';
+
+const enc = encodeURIComponent;
+
+export const useUsers = (): Resource<UserList> => useResource(keys.users(), '/api/users');
+
+export const useUser = (id: string): Resource<ManagedUserView> =>
+  useResource(keys.user(id), `/api/user/${enc(id)}`);
+
+export const useUsage = (id: string): Resource<UsageView> =>
+  useResource(keys.usage(id), `/api/user/${enc(id)}/usage`);
+
+export const useDevices = (): Resource<DeviceList> => useResource(keys.devices(), '/api/devices');
+
+export const useDevice = (systemId: string): Resource<DeviceView> =>
+  useResource(keys.device(systemId), `/api/devices/${enc(systemId)}`);
+
+export const useDashboard = (): Resource<DashboardView> => useResource(keys.dashboard(), '/api/dashboard');
+
+export const useParents = (): Resource<ParentList> => useResource(keys.parents(), '/api/household/parents');
+
+export const useTaskStatus = (): Resource<TaskStatusView> =>
+  useResource(keys.taskStatus(), '/api/task-status');
+
+export const usePairingConfig = (): Resource<PairingConfig> =>
+  useResource(keys.pairingConfig(), '/api/pairing/config', { refresh: false });
+
+export const useProvisioningConfig = (): Resource<ProvisioningConfig> =>
+  useResource(keys.provisioningConfig(), '/api/pairing/provisioning/config', { refresh: false });
+
+/** Logins arrive without an event: the list is asked again every minute and when the tab comes back. */
+export function useOnlineAccounts(
+  filters: { q: string; sort: string; order: string; childId: string },
+  path: string,
+): Resource<ItemList<OnlineAccountView>> {
+  return useResource(keys.onlineAccounts(filters), path, { keepPrevious: true });
+}
