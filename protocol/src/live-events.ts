@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DEVICE_STATUSES, PLATFORMS } from './constants.js';
-import { AlertView, ApprovalView } from './rest.js';
+import { AlertView } from './rest/alerts.js';
+import { ApprovalView } from './rest/approvals.js';
 
 // The live stream of `GET /api/dashboard/events` (DESIGN §6): every kind the server sends and the
 // shape of its `data`. The server publishes through this map and the web reads through it, so a

@@ -91,10 +91,17 @@ describe('configuration', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hearth-env-'));
     const file = path.join(dir, '.env');
     writeFileSync(file, '# comment\nHEARTH_PORT=9100\nHEARTH_HOST="0.0.0.0"\nHEARTH_LOG_LEVEL=debug\n');
-    const env: NodeJS.ProcessEnv = { HEARTH_LOG_LEVEL: 'warn' };
-    loadDotEnv(file, env);
+    const env = process.env;
+    delete env.HEARTH_PORT;
+    delete env.HEARTH_HOST;
+    env.HEARTH_LOG_LEVEL = 'warn';
+    loadDotEnv(file);
     assert.equal(env.HEARTH_PORT, '9100');
     assert.equal(env.HEARTH_HOST, '0.0.0.0');
     assert.equal(env.HEARTH_LOG_LEVEL, 'warn');
+  });
+
+  test('a missing .env file is no error', () => {
+    loadDotEnv(path.join(mkdtempSync(path.join(tmpdir(), 'hearth-env-')), '.env'));
   });
 });

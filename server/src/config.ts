@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { FormatRegistry, type StaticDecode, type TSchema, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 
 export interface Config {
   port: number;
@@ -36,25 +37,8 @@ export class ConfigError extends Error {
 }
 
 const TRUE = new Set(['true', '1', 'yes', 'on']);
-const FALSE = new Set(['false', '0', 'no', 'off', '']);
-const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-
-/** Reads `KEY=value` lines of a `.env` file without overriding variables already set. */
-export function loadDotEnv(file: string, env: NodeJS.ProcessEnv = process.env): void {
-  if (!existsSync(file)) return;
-  for (const raw of readFileSync(file, 'utf8').split(/\r?\n/)) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#')) continue;
-    const eq = line.indexOf('=');
-    if (eq <= 0) continue;
-    const key = line.slice(0, eq).trim();
-    let value = line.slice(eq + 1).trim();
-    if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))) {
-      value = value.slice(1, -1);
-    }
-    if (env[key] === undefined) env[key] = value;
-  }
-}
+const FALSE = new Set(['false', '0', 'no', 'off']);
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function validCidr(text: string): boolean {
   const [addr, bits, extra] = text.split('/');
@@ -72,112 +56,190 @@ function httpUrl(text: string): boolean {
   }
 }
 
+// TypeBox keeps formats in one registry; these names are ours alone.
+FormatRegistry.Set('hearth-port', (v) => /^\d+$/.test(v) && Number(v) <= 65535);
+FormatRegistry.Set('hearth-boolean', (v) => TRUE.has(v.toLowerCase()) || FALSE.has(v.toLowerCase()));
+FormatRegistry.Set('hearth-http-url', httpUrl);
+FormatRegistry.Set('hearth-cidr', validCidr);
+FormatRegistry.Set('hearth-log-level', (v) => LOG_LEVELS.includes(v.toLowerCase()));
+
+/** Each checked variable names its own problem; the message gets the variable's name in front. */
+type Problem = (value: string) => string;
+const problem = (describe: Problem) => ({ problem: describe });
+
+const withoutTrailingSlash = (v: string) => v.replace(/\/+$/, '');
+
+const Port = Type.Transform(
+  Type.String({
+    format: 'hearth-port',
+    default: '8080',
+    ...problem((v) => `must be a port number 0-65535, got "${v}"`),
+  }),
+)
+  .Decode(Number)
+  .Encode(String);
+
+const Flag = () =>
+  Type.Transform(
+    Type.String({
+      format: 'hearth-boolean',
+      default: 'false',
+      ...problem((v) => `must be a boolean (true/false, 1/0, yes/no, on/off), got "${v}"`),
+    }),
+  )
+    .Decode((v) => TRUE.has(v.toLowerCase()))
+    .Encode(String);
+
+const HttpUrl = (fallback?: string) =>
+  Type.Transform(
+    Type.String({
+      format: 'hearth-http-url',
+      ...(fallback === undefined ? {} : { default: fallback }),
+      ...problem((v) => `must be an http(s) URL, got "${v}"`),
+    }),
+  )
+    .Decode(withoutTrailingSlash)
+    .Encode((v) => v);
+
+const BootstrapAdmin = Type.Transform(
+  Type.String({
+    pattern: '^[^:]+:[\\s\\S]{12,}$',
+    ...problem((v) =>
+      v.indexOf(':') > 0 ? 'password must be at least 12 characters' : 'must be "username:password"',
+    ),
+  }),
+)
+  .Decode((v) => {
+    const colon = v.indexOf(':');
+    return { username: v.slice(0, colon), password: v.slice(colon + 1) };
+  })
+  .Encode((v) => `${v.username}:${v.password}`);
+
+/** Every variable Hearth reads, with its default and check (README's table documents the operator's ones). */
+const Environment = Type.Object({
+  HEARTH_PORT: Port,
+  HEARTH_HOST: Type.String({ default: '127.0.0.1' }),
+  HEARTH_DATA_DIR: Type.Transform(Type.String({ default: './data' }))
+    .Decode((v) => path.resolve(v))
+    .Encode((v) => v),
+  HEARTH_DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      ...problem(() => 'must be a postgres:// URL (leave it unset for SQLite in the data directory)'),
+    }),
+  ),
+  HEARTH_REDIS_URL: Type.Optional(
+    Type.String({ pattern: '^rediss?://', ...problem(() => 'must be a redis:// or rediss:// URL') }),
+  ),
+  HEARTH_BOOTSTRAP_ADMIN: Type.Optional(BootstrapAdmin),
+  HEARTH_AGENT_TOKEN: Type.Optional(Type.String()),
+  HEARTH_TRUST_PROXY: Flag(),
+  HEARTH_OPEN_SIGNUP: Flag(),
+  HEARTH_PUBLIC_URL: Type.Optional(HttpUrl()),
+  HEARTH_SECRET_KEY: Type.Optional(
+    Type.String({ minLength: 32, ...problem(() => 'must be at least 32 characters') }),
+  ),
+  HEARTH_FETCH_ALLOW_CIDRS: Type.Array(
+    Type.String({
+      format: 'hearth-cidr',
+      ...problem((v) => `has an invalid CIDR "${v}" (e.g. 192.168.1.0/24)`),
+    }),
+    { default: [] },
+  ),
+  HEARTH_ALERT_RETENTION_DAYS: Type.Transform(
+    Type.String({
+      pattern: '^0*[1-9]\\d*$',
+      default: '90',
+      ...problem((v) => `must be a whole number of days (1 or more), got "${v}"`),
+    }),
+  )
+    .Decode(Number)
+    .Encode(String),
+  HEARTH_LOG_LEVEL: Type.Transform(
+    Type.String({
+      format: 'hearth-log-level',
+      default: 'info',
+      ...problem(() => `must be one of ${LOG_LEVELS.join(', ')}`),
+    }),
+  )
+    .Decode((v) => v.toLowerCase())
+    .Encode((v) => v),
+  HEARTH_XBOX_AUTH_BASE: HttpUrl('https://login.live.com'),
+  HEARTH_XBOX_API_BASE: HttpUrl('https://familysafety.microsoft.com'),
+  HEARTH_NINTENDO_AUTH_BASE: HttpUrl('https://accounts.nintendo.com'),
+  HEARTH_NINTENDO_API_BASE: HttpUrl('https://api-lp1.pctl.srv.nintendo.net'),
+  HEARTH_WEB_DIR: Type.Optional(Type.String()),
+  HEARTH_OVERLAY_DIR: Type.Optional(Type.String()),
+});
+type Environment = StaticDecode<typeof Environment>;
+
+/** Picks the known variables, trimmed; blank counts as unset and lists are split on commas. */
+function readVariables(env: NodeJS.ProcessEnv): Record<string, string | string[]> {
+  const values: Record<string, string | string[]> = {};
+  for (const [key, schema] of Object.entries(Environment.properties) as [string, TSchema][]) {
+    const text = env[key]?.trim();
+    if (!text) continue;
+    values[key] =
+      schema.type === 'array'
+        ? text
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : text;
+  }
+  return values;
+}
+
+/** One line per problem: the first failed check of a variable, or of each item of a list. */
+function describeProblems(values: unknown): string[] {
+  const lines = new Map<string, string>();
+  for (const error of Value.Errors(Environment, values)) {
+    if (lines.has(error.path)) continue;
+    const name = error.path.split('/')[1] ?? '';
+    const describe = (error.schema as { problem?: Problem }).problem;
+    lines.set(error.path, `${name} ${describe ? describe(String(error.value)) : error.message}`);
+  }
+  return [...lines.values()];
+}
+
 /** Turns `HEARTH_*` variables into a typed config, reporting every bad value at once. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const problems: string[] = [];
-  const get = (key: string) => {
-    const v = env[key];
-    return v === undefined || v.trim() === '' ? undefined : v.trim();
-  };
-  const bool = (key: string) => {
-    const v = (env[key] ?? '').trim().toLowerCase();
-    if (TRUE.has(v)) return true;
-    if (!FALSE.has(v))
-      problems.push(`${key} must be a boolean (true/false, 1/0, yes/no, on/off), got "${env[key]}"`);
-    return false;
-  };
-  const url = (key: string, fallback: string) => {
-    const v = get(key) ?? fallback;
-    if (!httpUrl(v)) problems.push(`${key} must be an http(s) URL, got "${v}"`);
-    return v.replace(/\/+$/, '');
-  };
-
-  let port = 8080;
-  const portText = get('HEARTH_PORT');
-  if (portText !== undefined) {
-    port = Number(portText);
-    if (!/^\d+$/.test(portText) || port > 65535)
-      problems.push(`HEARTH_PORT must be a port number 0-65535, got "${portText}"`);
-  }
-
-  const host = get('HEARTH_HOST') ?? '127.0.0.1';
-  const dataDir = path.resolve(get('HEARTH_DATA_DIR') ?? './data');
-
-  const databaseUrl = get('HEARTH_DATABASE_URL') ?? null;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push(
-      'HEARTH_DATABASE_URL must be a postgres:// URL (leave it unset for SQLite in the data directory)',
-    );
-  }
-
-  const redisUrl = get('HEARTH_REDIS_URL') ?? null;
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
-    problems.push('HEARTH_REDIS_URL must be a redis:// or rediss:// URL');
-
-  let bootstrapAdmin: Config['bootstrapAdmin'] = null;
-  const bootstrap = get('HEARTH_BOOTSTRAP_ADMIN');
-  if (bootstrap !== undefined) {
-    const colon = bootstrap.indexOf(':');
-    const username = colon > 0 ? bootstrap.slice(0, colon) : '';
-    const password = colon > 0 ? bootstrap.slice(colon + 1) : '';
-    if (!username) problems.push('HEARTH_BOOTSTRAP_ADMIN must be "username:password"');
-    else if (password.length < 12)
-      problems.push('HEARTH_BOOTSTRAP_ADMIN password must be at least 12 characters');
-    else bootstrapAdmin = { username, password };
-  }
-
-  const publicUrl = get('HEARTH_PUBLIC_URL') ?? null;
-  if (publicUrl && !httpUrl(publicUrl))
-    problems.push(`HEARTH_PUBLIC_URL must be an http(s) URL, got "${publicUrl}"`);
-
-  const secretKey = get('HEARTH_SECRET_KEY') ?? null;
-  if (secretKey && secretKey.length < 32) problems.push('HEARTH_SECRET_KEY must be at least 32 characters');
-
-  const fetchAllowCidrs = (get('HEARTH_FETCH_ALLOW_CIDRS') ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const cidr of fetchAllowCidrs) {
-    if (!validCidr(cidr))
-      problems.push(`HEARTH_FETCH_ALLOW_CIDRS has an invalid CIDR "${cidr}" (e.g. 192.168.1.0/24)`);
-  }
-
-  let alertRetentionDays = 90;
-  const retention = get('HEARTH_ALERT_RETENTION_DAYS');
-  if (retention !== undefined) {
-    alertRetentionDays = Number(retention);
-    if (!/^\d+$/.test(retention) || alertRetentionDays < 1)
-      problems.push(
-        `HEARTH_ALERT_RETENTION_DAYS must be a whole number of days (1 or more), got "${retention}"`,
-      );
-  }
-
-  const logLevel = (get('HEARTH_LOG_LEVEL') ?? 'info').toLowerCase();
-  if (!LOG_LEVELS.has(logLevel))
-    problems.push(`HEARTH_LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}`);
-
-  const config: Config = {
-    port,
-    host,
-    dataDir,
-    databaseUrl,
-    redisUrl,
-    bootstrapAdmin,
-    agentToken: get('HEARTH_AGENT_TOKEN') ?? null,
-    openSignup: bool('HEARTH_OPEN_SIGNUP'),
-    trustProxy: bool('HEARTH_TRUST_PROXY'),
-    publicUrl: publicUrl?.replace(/\/+$/, '') ?? null,
-    secretKey,
-    fetchAllowCidrs,
-    xboxAuthBase: url('HEARTH_XBOX_AUTH_BASE', 'https://login.live.com'),
-    xboxApiBase: url('HEARTH_XBOX_API_BASE', 'https://familysafety.microsoft.com'),
-    nintendoAuthBase: url('HEARTH_NINTENDO_AUTH_BASE', 'https://accounts.nintendo.com'),
-    nintendoApiBase: url('HEARTH_NINTENDO_API_BASE', 'https://api-lp1.pctl.srv.nintendo.net'),
-    logLevel,
-    webDir: get('HEARTH_WEB_DIR') ?? null,
-    overlayDir: get('HEARTH_OVERLAY_DIR') ?? null,
-    alertRetentionDays,
-  };
+  const values = Value.Default(Environment, readVariables(env));
+  const problems = describeProblems(values);
   if (problems.length) throw new ConfigError(problems);
-  return config;
+  const v: Environment = Value.Decode(Environment, values);
+  return {
+    port: v.HEARTH_PORT,
+    host: v.HEARTH_HOST,
+    dataDir: v.HEARTH_DATA_DIR,
+    databaseUrl: v.HEARTH_DATABASE_URL ?? null,
+    redisUrl: v.HEARTH_REDIS_URL ?? null,
+    bootstrapAdmin: v.HEARTH_BOOTSTRAP_ADMIN ?? null,
+    agentToken: v.HEARTH_AGENT_TOKEN ?? null,
+    openSignup: v.HEARTH_OPEN_SIGNUP,
+    trustProxy: v.HEARTH_TRUST_PROXY,
+    publicUrl: v.HEARTH_PUBLIC_URL ?? null,
+    secretKey: v.HEARTH_SECRET_KEY ?? null,
+    fetchAllowCidrs: v.HEARTH_FETCH_ALLOW_CIDRS,
+    xboxAuthBase: v.HEARTH_XBOX_AUTH_BASE,
+    xboxApiBase: v.HEARTH_XBOX_API_BASE,
+    nintendoAuthBase: v.HEARTH_NINTENDO_AUTH_BASE,
+    nintendoApiBase: v.HEARTH_NINTENDO_API_BASE,
+    logLevel: v.HEARTH_LOG_LEVEL,
+    webDir: v.HEARTH_WEB_DIR ?? null,
+    overlayDir: v.HEARTH_OVERLAY_DIR ?? null,
+    alertRetentionDays: v.HEARTH_ALERT_RETENTION_DAYS,
+  };
+}
+
+/**
+ * Loads a `.env` file into `process.env` with Node's own parser; variables already set win and a
+ * missing file is not an error.
+ */
+export function loadDotEnv(file: string): void {
+  try {
+    process.loadEnvFile(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }

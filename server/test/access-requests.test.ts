@@ -1,30 +1,25 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { SimAgent } from '../../bench/src/simulator.js';
 import {
   addParent,
-  announcePostgres,
   Client,
   createHousehold,
+  describeWithServer,
   enrollmentToken,
-  type Household,
   SseReader,
   startTestServer,
-  type TestServer,
-  testDatabases,
 } from './helpers.js';
 
-announcePostgres();
-
-for (const db of testDatabases()) {
-  describe(`access requests, alerts and live events (${db.name})`, () => {
-    let server: TestServer;
-    let home: Household;
+describeWithServer(
+  'access requests, alerts and live events',
+  { env: { HEARTH_AGENT_TOKEN: 'bootstrap-token-for-tests' }, household: 'Requests home' },
+  (ctx) => {
     let agent: SimAgent;
     let childId: string;
     const readers: SseReader[] = [];
     const post = (body: unknown, token = agent.secureToken, headers: Record<string, string> = {}) =>
-      fetch(`${server.url}/api/access-request`, {
+      fetch(`${ctx.server.url}/api/access-request`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -33,22 +28,20 @@ for (const db of testDatabases()) {
         },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as any }));
-    const alertCount = async () => (await home.client.get('/api/alerts?limit=200')).body.items.length;
+    const alertCount = async () => (await ctx.home.client.get('/api/alerts?limit=200')).body.items.length;
 
     before(async () => {
-      server = await startTestServer(db, { HEARTH_AGENT_TOKEN: 'bootstrap-token-for-tests' });
-      home = await createHousehold(server, 'Requests home');
-      childId = (await home.client.post('/api/user/create', { name: 'Ann' })).body.id;
+      childId = (await ctx.home.client.post('/api/user/create', { name: 'Ann' })).body.id;
       agent = new SimAgent({
-        url: server.wsUrl,
-        enrollmentToken: await enrollmentToken(home),
+        url: ctx.server.wsUrl,
+        enrollmentToken: await enrollmentToken(ctx.home),
         linuxUsers: [{ username: 'ann' }, { username: 'guest' }],
       });
       await agent.connect();
       const approved = agent.waitFor('pairing_approved');
-      await home.client.post(`/api/device/approve/${agent.systemId}`, { display_name: 'Ann laptop' });
+      await ctx.home.client.post(`/api/device/approve/${agent.systemId}`, { display_name: 'Ann laptop' });
       await approved;
-      await home.client.post(`/managed-users/${childId}/mappings/add`, {
+      await ctx.home.client.post(`/managed-users/${childId}/mappings/add`, {
         system_id: agent.systemId,
         linux_username: 'ann',
       });
@@ -56,11 +49,13 @@ for (const db of testDatabases()) {
     after(async () => {
       for (const r of readers) r.close();
       await agent.stop();
-      await server.close();
     });
 
     test('a child’s request is stored as an access_requested alert and reaches an open dashboard stream', async () => {
-      const stream = await SseReader.open(`${server.url}/api/dashboard/events`, home.client.cookie ?? '');
+      const stream = await SseReader.open(
+        `${ctx.server.url}/api/dashboard/events`,
+        ctx.home.client.cookie ?? '',
+      );
       readers.push(stream);
       assert.equal(stream.status, 200);
       const res = await post({
@@ -81,7 +76,7 @@ for (const db of testDatabases()) {
       assert.deepEqual(event.data.payload, { reason: 'locked', message: 'Can I finish my level?' });
       await stream.next((e) => e.event === 'alert_created' && e.data.id === res.body.id);
 
-      const listed = (await home.client.get('/api/access-request')).body.items[0];
+      const listed = (await ctx.home.client.get('/api/access-request')).body.items[0];
       assert.deepEqual(listed, {
         id: res.body.id,
         kind: 'access_requested',
@@ -94,7 +89,7 @@ for (const db of testDatabases()) {
         created_at: res.body.created_at,
         acknowledged_at: null,
       });
-      const alerts = (await home.client.get('/api/alerts?kind=access_requested')).body.items;
+      const alerts = (await ctx.home.client.get('/api/alerts?kind=access_requested')).body.items;
       assert.equal(alerts[0].id, res.body.id);
     });
 
@@ -126,16 +121,16 @@ for (const db of testDatabases()) {
     });
 
     test('a rejected or unenrolled device’s token is refused', async () => {
-      const other = new SimAgent({ url: server.wsUrl, enrollmentToken: await enrollmentToken(home) });
+      const other = new SimAgent({ url: ctx.server.wsUrl, enrollmentToken: await enrollmentToken(ctx.home) });
       await other.connect();
       const approved = other.waitFor('pairing_approved');
-      await home.client.post(`/api/device/approve/${other.systemId}`);
+      await ctx.home.client.post(`/api/device/approve/${other.systemId}`);
       await approved;
       assert.equal(
         (await post({ linux_username: 'kid', reason: 'sleep', message: 'x' }, other.secureToken)).status,
         201,
       );
-      await home.client.post(`/api/device/${other.systemId}/unenroll`);
+      await ctx.home.client.post(`/api/device/${other.systemId}/unenroll`);
       const res = await post({ linux_username: 'kid', reason: 'sleep', message: 'x' }, other.secureToken);
       assert.equal(res.status, 401);
       assert.equal(res.body.error.code, 'invalid_token');
@@ -143,7 +138,7 @@ for (const db of testDatabases()) {
     });
 
     test('more than 30 requests a minute from one address answer 429 with Retry-After, refused ones counted too', async () => {
-      const limited = await startTestServer(db);
+      const limited = await startTestServer(ctx.db);
       try {
         const before = Date.now();
         let lastOk = 0;
@@ -183,27 +178,27 @@ for (const db of testDatabases()) {
       assert.equal((await agent.waitFor('error')).code, 'invalid_message');
       let tamper: any;
       for (let i = 0; i < 50 && !tamper; i++) {
-        tamper = (await home.client.get('/api/alerts?kind=clock_tamper')).body.items[0];
+        tamper = (await ctx.home.client.get('/api/alerts?kind=clock_tamper')).body.items[0];
         if (!tamper) await new Promise((r) => setTimeout(r, 20));
       }
       assert.equal(tamper.managed_user_id, childId);
       assert.deepEqual(tamper.payload, { skew_seconds: 3600 });
 
-      const dash = (await home.client.get('/api/dashboard')).body;
+      const dash = (await ctx.home.client.get('/api/dashboard')).body;
       const unread = dash.counts.unread_alerts;
       assert.ok(unread >= 2);
-      const acked = await home.client.post(`/api/alerts/${tamper.id}/acknowledge`);
+      const acked = await ctx.home.client.post(`/api/alerts/${tamper.id}/acknowledge`);
       assert.equal(acked.status, 200);
       assert.ok(acked.body.acknowledged_at);
-      assert.equal((await home.client.get('/api/dashboard')).body.counts.unread_alerts, unread - 1);
-      assert.equal((await home.client.post('/api/alerts/not-an-alert/acknowledge')).status, 404);
+      assert.equal((await ctx.home.client.get('/api/dashboard')).body.counts.unread_alerts, unread - 1);
+      assert.equal((await ctx.home.client.post('/api/alerts/not-an-alert/acknowledge')).status, 404);
 
-      const byChild = (await home.client.get(`/api/alerts?managed_user_id=${childId}`)).body.items;
+      const byChild = (await ctx.home.client.get(`/api/alerts?managed_user_id=${childId}`)).body.items;
       assert.ok(byChild.every((a: { managed_user_id: string }) => a.managed_user_id === childId));
-      const unackd = (await home.client.get('/api/alerts?unacknowledged=true')).body.items;
+      const unackd = (await ctx.home.client.get('/api/alerts?unacknowledged=true')).body.items;
       assert.ok(unackd.every((a: { acknowledged_at: string | null }) => a.acknowledged_at === null));
       for (const q of ['limit=0', 'limit=500', 'kind=Bad-Kind', 'before=%%%', 'colour=red']) {
-        assert.equal((await home.client.get(`/api/alerts?${q}`)).status, 400, q);
+        assert.equal((await ctx.home.client.get(`/api/alerts?${q}`)).status, 400, q);
       }
     });
 
@@ -214,7 +209,7 @@ for (const db of testDatabases()) {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const res: any = await home.client.get(`/api/alerts?limit=2${cursor ? `&before=${cursor}` : ''}`);
+        const res: any = await ctx.home.client.get(`/api/alerts?limit=2${cursor ? `&before=${cursor}` : ''}`);
         assert.ok(res.body.items.length <= 2);
         seen.push(...res.body.items.map((a: { id: string; created_at: string }) => a.created_at + a.id));
         cursor = res.body.next_cursor;
@@ -226,7 +221,10 @@ for (const db of testDatabases()) {
     });
 
     test('Last-Event-ID resumes a stream with the events it missed; heartbeats keep it open', async () => {
-      const first = await SseReader.open(`${server.url}/api/dashboard/events`, home.client.cookie ?? '');
+      const first = await SseReader.open(
+        `${ctx.server.url}/api/dashboard/events`,
+        ctx.home.client.cookie ?? '',
+      );
       readers.push(first);
       const a = await post({ linux_username: 'ann', reason: 'sleep', message: 'one' });
       const seenA = await first.next((e) => e.event === 'access_requested' && e.data.id === a.body.id);
@@ -234,8 +232,8 @@ for (const db of testDatabases()) {
       const b = await post({ linux_username: 'ann', reason: 'sleep', message: 'two' });
       const c = await post({ linux_username: 'ann', reason: 'sleep', message: 'three' });
       const resumed = await SseReader.open(
-        `${server.url}/api/dashboard/events`,
-        home.client.cookie ?? '',
+        `${ctx.server.url}/api/dashboard/events`,
+        ctx.home.client.cookie ?? '',
         seenA.id,
       );
       readers.push(resumed);
@@ -245,18 +243,21 @@ for (const db of testDatabases()) {
     });
 
     test('a member’s stream and lists carry only the children they may see; other households see nothing', async () => {
-      const hidden = (await home.client.post('/api/user/create', { name: 'Hidden' })).body;
-      await home.client.post(`/managed-users/${hidden.id}/mappings/add`, {
+      const hidden = (await ctx.home.client.post('/api/user/create', { name: 'Hidden' })).body;
+      await ctx.home.client.post(`/managed-users/${hidden.id}/mappings/add`, {
         system_id: agent.systemId,
         linux_username: 'guest',
       });
-      const member = await addParent(server, home, 'member', [
+      const member = await addParent(ctx.server, ctx.home, 'member', [
         { managed_user_id: childId, can_view: true, can_manage_policies: false },
       ]);
-      const stranger = await createHousehold(server, 'Strangers');
-      const memberStream = await SseReader.open(`${server.url}/api/dashboard/events`, member.cookie ?? '');
+      const stranger = await createHousehold(ctx.server, 'Strangers');
+      const memberStream = await SseReader.open(
+        `${ctx.server.url}/api/dashboard/events`,
+        member.cookie ?? '',
+      );
       const strangerStream = await SseReader.open(
-        `${server.url}/api/dashboard/events`,
+        `${ctx.server.url}/api/dashboard/events`,
         stranger.client.cookie ?? '',
       );
       readers.push(memberStream, strangerStream);
@@ -272,18 +273,24 @@ for (const db of testDatabases()) {
       assert.ok(memberList.includes(toAnn.body.id) && !memberList.includes(toHidden.body.id));
       assert.deepEqual((await stranger.client.get('/api/alerts')).body.items, []);
       assert.equal((await stranger.client.post(`/api/alerts/${toAnn.body.id}/acknowledge`)).status, 404);
-      assert.equal((await new Client(server.url).get('/api/dashboard/events')).status, 401);
+      assert.equal((await new Client(ctx.server.url).get('/api/dashboard/events')).status, 401);
     });
 
     test('a member’s stream carries device events only for devices of their children; streams end with their session', async () => {
-      const member = await addParent(server, home, 'member', [
+      const member = await addParent(ctx.server, ctx.home, 'member', [
         { managed_user_id: childId, can_view: true, can_manage_policies: false },
       ]);
-      const memberStream = await SseReader.open(`${server.url}/api/dashboard/events`, member.cookie ?? '');
+      const memberStream = await SseReader.open(
+        `${ctx.server.url}/api/dashboard/events`,
+        member.cookie ?? '',
+      );
       readers.push(memberStream);
-      const unmapped = new SimAgent({ url: server.wsUrl, enrollmentToken: await enrollmentToken(home) });
+      const unmapped = new SimAgent({
+        url: ctx.server.wsUrl,
+        enrollmentToken: await enrollmentToken(ctx.home),
+      });
       await unmapped.connect();
-      server.services.events.publish(home.householdId, 'device_status', {
+      ctx.server.services.events.publish(ctx.home.householdId, 'device_status', {
         system_id: agent.systemId,
         online: true,
       });
@@ -295,17 +302,20 @@ for (const db of testDatabases()) {
       await unmapped.stop();
 
       await member.delete('/api/session');
-      (server.services.eventHub as unknown as { beat(): void }).beat();
+      (ctx.server.services.eventHub as unknown as { beat(): void }).beat();
       for (let i = 0; i < 50 && !memberStream.ended; i++) await new Promise((r) => setTimeout(r, 20));
       assert.equal(memberStream.ended, true, 'the stream ends once its session is gone');
     });
 
     test('the dashboard sums up children, devices and counts', async () => {
-      const pendingBefore = (await home.client.get('/api/dashboard')).body.counts.pending_devices;
-      const pending = new SimAgent({ url: server.wsUrl, enrollmentToken: await enrollmentToken(home) });
+      const pendingBefore = (await ctx.home.client.get('/api/dashboard')).body.counts.pending_devices;
+      const pending = new SimAgent({
+        url: ctx.server.wsUrl,
+        enrollmentToken: await enrollmentToken(ctx.home),
+      });
       await pending.connect();
-      const dash = (await home.client.get('/api/dashboard')).body;
-      assert.deepEqual(dash.household, { id: home.householdId, name: 'Requests home' });
+      const dash = (await ctx.home.client.get('/api/dashboard')).body;
+      assert.deepEqual(dash.household, { id: ctx.home.householdId, name: 'Requests home' });
       assert.equal(dash.counts.pending_devices, pendingBefore + 1);
       assert.equal(dash.counts.pending_approvals, 0);
       const ann = dash.users.find((u: { id: string }) => u.id === childId);
@@ -327,16 +337,16 @@ for (const db of testDatabases()) {
     });
 
     test('prune deletes old alerts (owners and admins only)', async () => {
-      const member = await addParent(server, home, 'member');
+      const member = await addParent(ctx.server, ctx.home, 'member');
       assert.equal((await member.post('/api/alerts/prune', { older_than_days: 0 })).status, 403);
-      assert.deepEqual((await home.client.post('/api/alerts/prune')).body, { deleted: 0 });
-      assert.equal((await home.client.post('/api/alerts/prune', { older_than_days: -1 })).status, 400);
+      assert.deepEqual((await ctx.home.client.post('/api/alerts/prune')).body, { deleted: 0 });
+      assert.equal((await ctx.home.client.post('/api/alerts/prune', { older_than_days: -1 })).status, 400);
       const count = await alertCount();
       await new Promise((r) => setTimeout(r, 5));
-      assert.deepEqual((await home.client.post('/api/alerts/prune', { older_than_days: 0 })).body, {
+      assert.deepEqual((await ctx.home.client.post('/api/alerts/prune', { older_than_days: 0 })).body, {
         deleted: count,
       });
       assert.equal(await alertCount(), 0);
     });
-  });
-}
+  },
+);

@@ -4,17 +4,14 @@ import WebSocket from 'ws';
 import { type Frame, SimAgent } from '../../bench/src/simulator.js';
 import { sha256Hex } from '../src/platform/crypto.js';
 import {
-  announcePostgres,
   createHousehold,
+  describeWithServer,
   enrollmentToken,
-  type Household,
   startTestServer,
   type TestServer,
   testDatabases,
   withAdmin,
 } from './helpers.js';
-
-announcePostgres();
 
 /** A raw socket for the tests that misbehave on purpose. */
 function rawSocket(
@@ -32,15 +29,15 @@ function rawSocket(
   });
 }
 
-for (const db of testDatabases()) {
-  describe(`agent channel (${db.name})`, () => {
-    let server: TestServer;
-    let home: Household;
+describeWithServer(
+  'agent channel',
+  { env: { HEARTH_AGENT_TOKEN: 'bootstrap-agent-token-123' }, household: 'Agent home' },
+  (ctx) => {
     let token: string;
     const agents: SimAgent[] = [];
     const agent = (options: Partial<ConstructorParameters<typeof SimAgent>[0]> = {}) => {
       const a = new SimAgent({
-        url: server.wsUrl,
+        url: ctx.server.wsUrl,
         enrollmentToken: token,
         linuxUsers: [{ username: 'ann' }],
         ...options,
@@ -53,19 +50,16 @@ for (const db of testDatabases()) {
       const a = agent(options);
       await a.connect();
       const approved = a.waitFor('pairing_approved');
-      assert.equal((await home.client.post(`/api/device/approve/${a.systemId}`)).status, 200);
+      assert.equal((await ctx.home.client.post(`/api/device/approve/${a.systemId}`)).status, 200);
       await approved;
       return a;
     };
 
     before(async () => {
-      server = await startTestServer(db, { HEARTH_AGENT_TOKEN: 'bootstrap-agent-token-123' });
-      home = await createHousehold(server, 'Agent home');
-      token = await enrollmentToken(home);
+      token = await enrollmentToken(ctx.home);
     });
     after(async () => {
       await Promise.all(agents.map((a) => a.stop()));
-      await server.close();
     });
 
     test('enroll → pending (held open, listed online) → approve → pairing_approved with a hex token → authenticate', async () => {
@@ -76,7 +70,7 @@ for (const db of testDatabases()) {
       const first = await a.connect();
       assert.deepEqual(first, { type: 'pairing_status', status: 'pending' });
 
-      const pending = (await home.client.get('/api/devices/pending')).body.items;
+      const pending = (await ctx.home.client.get('/api/devices/pending')).body.items;
       const listed = pending.find((d: { system_id: string }) => d.system_id === a.systemId);
       assert.ok(listed, 'pending device listed');
       assert.equal(listed.status, 'pending');
@@ -87,7 +81,7 @@ for (const db of testDatabases()) {
       assert.deepEqual(listed.linux_users, [{ username: 'ann', display_name: 'Ann' }, { username: 'bob' }]);
 
       const approvedFrame = a.waitFor('pairing_approved');
-      const res = await home.client.post(`/api/device/approve/${a.systemId}`, {
+      const res = await ctx.home.client.post(`/api/device/approve/${a.systemId}`, {
         display_name: "Ann's laptop",
       });
       assert.equal(res.status, 200);
@@ -95,7 +89,7 @@ for (const db of testDatabases()) {
       const frame = await approvedFrame;
       assert.equal(frame.system_id, a.systemId);
       assert.match(String(frame.secure_token), /^[0-9a-f]{64}$/);
-      const stored = await server.services.db.kysely
+      const stored = await ctx.server.services.db.kysely
         .selectFrom('agent_device')
         .select('secure_token_hash')
         .where('system_id', '=', a.systemId)
@@ -106,12 +100,12 @@ for (const db of testDatabases()) {
         'only the SHA-256 is stored',
       );
 
-      const device = (await home.client.get(`/api/devices/${a.systemId}`)).body;
+      const device = (await ctx.home.client.get(`/api/devices/${a.systemId}`)).body;
       assert.equal(device.status, 'approved');
       assert.equal(device.display_name, "Ann's laptop");
       assert.equal(device.online, true);
       assert.equal(
-        (await home.client.get('/api/devices/pending')).body.items.some(
+        (await ctx.home.client.get('/api/devices/pending')).body.items.some(
           (d: { system_id: string }) => d.system_id === a.systemId,
         ),
         false,
@@ -120,7 +114,7 @@ for (const db of testDatabases()) {
       // Reconnect with the token: authenticated, and what the hello says is kept.
       await a.stop();
       const again = new SimAgent({
-        url: server.wsUrl,
+        url: ctx.server.wsUrl,
         systemId: a.systemId,
         secureToken: a.secureToken,
         hostname: 'den-pc-2',
@@ -129,21 +123,21 @@ for (const db of testDatabases()) {
       });
       agents.push(again);
       assert.deepEqual(await again.connect(), { type: 'auth_result', success: true, system_id: a.systemId });
-      const updated = (await home.client.get(`/api/devices/${a.systemId}`)).body;
+      const updated = (await ctx.home.client.get(`/api/devices/${a.systemId}`)).body;
       assert.equal(updated.hostname, 'den-pc-2');
       assert.equal(updated.agent_version, '0.58.0');
       assert.deepEqual(updated.linux_users, [{ username: 'ann' }]);
       assert.ok(updated.last_seen_at);
       await again.stop();
       await new Promise((r) => setTimeout(r, 100));
-      assert.equal((await home.client.get(`/api/devices/${a.systemId}`)).body.online, false);
+      assert.equal((await ctx.home.client.get(`/api/devices/${a.systemId}`)).body.online, false);
     });
 
     test('approval while the agent is away: the token is issued when it next says hello', async () => {
       const a = agent();
       await a.connect();
       await a.stop();
-      assert.equal((await home.client.post(`/api/device/approve/${a.systemId}`)).status, 200);
+      assert.equal((await ctx.home.client.post(`/api/device/approve/${a.systemId}`)).status, 200);
       const frame = await a.connect();
       assert.equal(frame.type, 'pairing_approved');
       assert.equal(a.state, 'authenticated');
@@ -153,7 +147,7 @@ for (const db of testDatabases()) {
       const a = agent({ enrollmentToken: 'bootstrap-agent-token-123' });
       assert.deepEqual(await a.connect(), { type: 'pairing_status', status: 'pending' });
       assert.ok(
-        (await home.client.get('/api/devices/pending')).body.items.some(
+        (await ctx.home.client.get('/api/devices/pending')).body.items.some(
           (d: { system_id: string }) => d.system_id === a.systemId,
         ),
       );
@@ -164,39 +158,42 @@ for (const db of testDatabases()) {
       await a.connect();
       const closed = a.waitForClose();
       const rejected = a.waitFor((f) => f.type === 'pairing_status' && f.status === 'rejected');
-      const res = await home.client.post(`/api/device/reject/${a.systemId}`);
+      const res = await ctx.home.client.post(`/api/device/reject/${a.systemId}`);
       assert.deepEqual(res.body, { system_id: a.systemId, status: 'rejected' });
       await rejected;
       assert.equal((await closed).code, 4403);
       const retry = await a.connect();
       assert.deepEqual(retry, { type: 'pairing_status', status: 'rejected' });
       assert.equal((await a.waitForClose()).code, 4403);
-      assert.equal((await home.client.post(`/api/device/approve/${a.systemId}`)).status, 409);
-      assert.equal((await home.client.post(`/api/device/reject/${a.systemId}`)).status, 409);
+      assert.equal((await ctx.home.client.post(`/api/device/approve/${a.systemId}`)).status, 409);
+      assert.equal((await ctx.home.client.post(`/api/device/reject/${a.systemId}`)).status, 409);
     });
 
     test('unenroll sends unenroll, closes 4403, revokes the token; re-enrollment asks again', async () => {
       const a = await pairedAgent();
       const oldToken = a.secureToken;
       const bearer = { authorization: `Bearer ${oldToken}` };
-      assert.equal((await home.client.get('/api/agent/accounts', bearer)).status, 200);
+      assert.equal((await ctx.home.client.get('/api/agent/accounts', bearer)).status, 200);
       const command = a.waitFor((f) => f.type === 'command_request' && f.command === 'unenroll');
       const closed = a.waitForClose();
-      const res = await home.client.post(`/api/device/${a.systemId}/unenroll`);
+      const res = await ctx.home.client.post(`/api/device/${a.systemId}/unenroll`);
       assert.deepEqual(res.body, { system_id: a.systemId, status: 'unenrolled' });
       await command;
       assert.equal((await closed).code, 4403);
-      assert.equal((await home.client.get('/api/agent/accounts', bearer)).body.error.code, 'invalid_token');
-      assert.equal((await home.client.post(`/api/device/${a.systemId}/unenroll`)).status, 409);
+      assert.equal(
+        (await ctx.home.client.get('/api/agent/accounts', bearer)).body.error.code,
+        'invalid_token',
+      );
+      assert.equal((await ctx.home.client.post(`/api/device/${a.systemId}/unenroll`)).status, 409);
 
-      const withOld = new SimAgent({ url: server.wsUrl, systemId: a.systemId, secureToken: oldToken });
+      const withOld = new SimAgent({ url: ctx.server.wsUrl, systemId: a.systemId, secureToken: oldToken });
       agents.push(withOld);
       const answer = await withOld.connect();
       assert.equal(answer.type, 'auth_result');
       assert.equal((answer as Frame).success, false);
       assert.equal((await withOld.waitForClose()).code, 4403);
 
-      const reenrol = new SimAgent({ url: server.wsUrl, systemId: a.systemId, enrollmentToken: token });
+      const reenrol = new SimAgent({ url: ctx.server.wsUrl, systemId: a.systemId, enrollmentToken: token });
       agents.push(reenrol);
       assert.deepEqual(await reenrol.connect(), { type: 'pairing_status', status: 'pending' });
     });
@@ -204,14 +201,14 @@ for (const db of testDatabases()) {
     test('an offline device hears its queued unenroll when it comes back with its old token', async () => {
       const a = await pairedAgent();
       await a.stop();
-      await home.client.post(`/api/device/${a.systemId}/unenroll`);
-      const back = new SimAgent({ url: server.wsUrl, systemId: a.systemId, secureToken: a.secureToken });
+      await ctx.home.client.post(`/api/device/${a.systemId}/unenroll`);
+      const back = new SimAgent({ url: ctx.server.wsUrl, systemId: a.systemId, secureToken: a.secureToken });
       agents.push(back);
       const unenroll = back.waitFor((f) => f.type === 'command_request' && f.command === 'unenroll');
       await back.connect();
       await unenroll;
       assert.equal((await back.waitForClose()).code, 4403);
-      assert.deepEqual(await server.services.queue.list(a.systemId), []);
+      assert.deepEqual(await ctx.server.services.queue.list(a.systemId), []);
     });
 
     test('close codes: bad JSON, non-hello first frame, invalid hello, wrong token, no proof → 4400/4401', async () => {
@@ -261,14 +258,18 @@ for (const db of testDatabases()) {
         ],
       ];
       for (const [label, frame, code] of cases) {
-        const { ws, closed } = await rawSocket(server.wsUrl);
+        const { ws, closed } = await rawSocket(ctx.server.wsUrl);
         ws.send(frame);
         assert.equal((await closed).code, code, label);
       }
       // A wrong token for a real device is refused the same way.
       const a = await pairedAgent();
       await a.stop();
-      const impostor = new SimAgent({ url: server.wsUrl, systemId: a.systemId, secureToken: '0'.repeat(64) });
+      const impostor = new SimAgent({
+        url: ctx.server.wsUrl,
+        systemId: a.systemId,
+        secureToken: '0'.repeat(64),
+      });
       agents.push(impostor);
       assert.deepEqual(await impostor.connect(), {
         type: 'auth_result',
@@ -279,7 +280,7 @@ for (const db of testDatabases()) {
     });
 
     test('an oversize frame closes 1009; unknown types and repeated hellos get error frames and the socket stays', async () => {
-      const big = await rawSocket(server.wsUrl);
+      const big = await rawSocket(ctx.server.wsUrl);
       big.ws.send('x'.repeat(1024 * 1024 + 1));
       assert.equal((await big.closed).code, 1009);
 
@@ -296,7 +297,7 @@ for (const db of testDatabases()) {
     });
 
     test('a socket that never says hello is closed 4408 after 10 seconds', { timeout: 20_000 }, async () => {
-      const { closed } = await rawSocket(server.wsUrl);
+      const { closed } = await rawSocket(ctx.server.wsUrl);
       const started = Date.now();
       assert.equal((await closed).code, 4408);
       assert.ok(Date.now() - started >= 9_000);
@@ -304,20 +305,20 @@ for (const db of testDatabases()) {
 
     test('a flood of hellos on many sockets leaves other agents served', async () => {
       const a = await pairedAgent();
-      const flood = await Promise.all(Array.from({ length: 50 }, () => rawSocket(server.wsUrl)));
+      const flood = await Promise.all(Array.from({ length: 50 }, () => rawSocket(ctx.server.wsUrl)));
       for (const { ws } of flood)
         for (let i = 0; i < 5; i++) ws.send(JSON.stringify({ type: 'hello', system_id: 'bad' }));
       await Promise.all(flood.map((f) => f.closed));
       const command = a.waitFor('command_request');
-      const res = await home.client.post(`/api/devices/${a.systemId}/clear-clock-tamper`);
+      const res = await ctx.home.client.post(`/api/devices/${a.systemId}/clear-clock-tamper`);
       assert.deepEqual(res.body, { delivered: true, queued: false });
       assert.equal((await command).command, 'clear_clock_tamper');
     });
 
     test('usage reports from the agent reach the child usage snapshot', async () => {
-      const child = (await home.client.post('/api/user/create', { name: 'Usage kid' })).body;
+      const child = (await ctx.home.client.post('/api/user/create', { name: 'Usage kid' })).body;
       const a = await pairedAgent({ linuxUsers: [{ username: 'uk' }] });
-      await home.client.post(`/managed-users/${child.id}/mappings/add`, {
+      await ctx.home.client.post(`/managed-users/${child.id}/mappings/add`, {
         system_id: a.systemId,
         linux_username: 'uk',
       });
@@ -326,15 +327,15 @@ for (const db of testDatabases()) {
       a.send({ type: 'usage_report', linux_username: 'uk', date: today, seconds_used: 1500 });
       a.send({ type: 'usage_report', linux_username: 'not-advertised', date: today, seconds_used: 50 });
       assert.equal((await a.waitFor('error')).code, 'unknown_account');
-      const usage = (await home.client.get(`/api/user/${child.id}/usage`)).body;
+      const usage = (await ctx.home.client.get(`/api/user/${child.id}/usage`)).body;
       assert.equal(usage.used_seconds_today, 1500);
       assert.equal(usage.online, true, 'the child is online while a mapped device is connected');
       await a.stop();
       await new Promise((r) => setTimeout(r, 100));
-      assert.equal((await home.client.get(`/api/user/${child.id}/usage`)).body.online, false);
+      assert.equal((await ctx.home.client.get(`/api/user/${child.id}/usage`)).body.online, false);
     });
-  });
-}
+  },
+);
 
 for (const db of testDatabases()) {
   describe(`agent liveness and reconnection (${db.name})`, () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { after, before, describe } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
 import type { ChannelTimings } from '../src/agent-channel/types.js';
@@ -111,6 +112,37 @@ export async function startTestServer(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** What a suite declared with `describeWithServer` shares; filled in before its first test. */
+export interface ServerSuite {
+  db: TestDatabase;
+  server: TestServer;
+  /** The suite's household, its owner signed in; set when the suite names one. */
+  home: Household;
+}
+
+/**
+ * Declares a suite once per test database, each against its own real server: started (with the
+ * named household) before the suite's own hooks run, closed after them.
+ */
+export function describeWithServer(
+  title: string,
+  options: { env?: Record<string, string>; household?: string },
+  body: (ctx: ServerSuite) => void,
+): void {
+  announcePostgres();
+  for (const db of testDatabases()) {
+    describe(`${title} (${db.name})`, () => {
+      const ctx = { db } as ServerSuite;
+      before(async () => {
+        ctx.server = await startTestServer(db, options.env);
+        if (options.household) ctx.home = await createHousehold(ctx.server, options.household);
+      });
+      body(ctx);
+      after(() => ctx.server?.close());
+    });
+  }
 }
 
 export interface Reply<T = any> {

@@ -2,23 +2,14 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { test } from 'node:test';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import {
-  announcePostgres,
-  createHousehold,
-  type Household,
-  startTestServer,
-  type TestServer,
-  testDatabases,
-} from './helpers.js';
+import { createHousehold, describeWithServer, startTestServer } from './helpers.js';
 
 // jsqr is CommonJS: its default export arrives as the module itself.
 const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule.default }).default ??
   jsQRModule) as unknown as typeof jsQRModule.default;
-
-announcePostgres();
 
 async function decodeQr(url: string, cookie: string): Promise<unknown> {
   const res = await fetch(url, { headers: { cookie } });
@@ -30,18 +21,12 @@ async function decodeQr(url: string, cookie: string): Promise<unknown> {
   return JSON.parse(code.data);
 }
 
-for (const db of testDatabases()) {
-  describe(`pairing (${db.name})`, () => {
-    let server: TestServer;
-    let home: Household;
-    before(async () => {
-      server = await startTestServer(db, { HEARTH_PUBLIC_URL: 'https://hearth.example.org/' });
-      home = await createHousehold(server, 'Pairing home');
-    });
-    after(() => server.close());
-
+describeWithServer(
+  'pairing',
+  { env: { HEARTH_PUBLIC_URL: 'https://hearth.example.org/' }, household: 'Pairing home' },
+  (ctx) => {
     test('the pairing config names the public address and the household token, and the QR encodes its payload', async () => {
-      const res = await home.client.get('/api/pairing/config');
+      const res = await ctx.home.client.get('/api/pairing/config');
       assert.equal(res.status, 200);
       const token = res.body.enrollment_token;
       assert.ok(token.length >= 24);
@@ -52,13 +37,13 @@ for (const db of testDatabases()) {
         payload: { type: 'hearth_pairing', ws_url: 'wss://hearth.example.org/ws', enrollment_token: token },
       });
       assert.deepEqual(
-        await decodeQr(`${server.url}/api/pairing/qr.png`, home.client.cookie ?? ''),
+        await decodeQr(`${ctx.server.url}/api/pairing/qr.png`, ctx.home.client.cookie ?? ''),
         res.body.payload,
       );
     });
 
     test('without HEARTH_PUBLIC_URL the address the parent used is given', async () => {
-      const local = await startTestServer(db);
+      const local = await startTestServer(ctx.db);
       try {
         const owner = await createHousehold(local, 'Local');
         const res = await owner.client.get('/api/pairing/config');
@@ -70,7 +55,7 @@ for (const db of testDatabases()) {
     });
 
     test('provisioning: extras carry the server and token; the APK checksum appears once an APK is uploaded', async () => {
-      const before = await home.client.get('/api/pairing/provisioning/config');
+      const before = await ctx.home.client.get('/api/pairing/provisioning/config');
       assert.equal(before.status, 200);
       assert.equal(before.body.apk_available, false);
       const extras = before.body.payload['android.app.extra.PROVISIONING_ADMIN_EXTRAS_BUNDLE'];
@@ -84,15 +69,15 @@ for (const db of testDatabases()) {
         undefined,
       );
 
-      const missing = await home.client.get('/api/pairing/provisioning/apk');
+      const missing = await ctx.home.client.get('/api/pairing/provisioning/apk');
       assert.equal(missing.status, 404);
       assert.equal(missing.body.error.code, 'not_found');
       assert.match(missing.body.error.message, /artifacts\/hearth-agent\.apk/);
 
       const apk = Buffer.from('PK\u0003\u0004 pretend android package');
-      mkdirSync(path.join(server.dataDir, 'artifacts'), { recursive: true });
-      writeFileSync(path.join(server.dataDir, 'artifacts', 'hearth-agent.apk'), apk);
-      const after = await home.client.get('/api/pairing/provisioning/config');
+      mkdirSync(path.join(ctx.server.dataDir, 'artifacts'), { recursive: true });
+      writeFileSync(path.join(ctx.server.dataDir, 'artifacts', 'hearth-agent.apk'), apk);
+      const after = await ctx.home.client.get('/api/pairing/provisioning/config');
       assert.equal(after.body.apk_available, true);
       assert.equal(
         after.body.payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_CHECKSUM'],
@@ -103,12 +88,12 @@ for (const db of testDatabases()) {
         'https://hearth.example.org/api/pairing/provisioning/apk',
       );
       assert.deepEqual(
-        await decodeQr(`${server.url}/api/pairing/provisioning/qr.png`, home.client.cookie ?? ''),
+        await decodeQr(`${ctx.server.url}/api/pairing/provisioning/qr.png`, ctx.home.client.cookie ?? ''),
         after.body.payload,
       );
 
-      const download = await fetch(`${server.url}/api/pairing/provisioning/apk`, {
-        headers: { cookie: home.client.cookie ?? '' },
+      const download = await fetch(`${ctx.server.url}/api/pairing/provisioning/apk`, {
+        headers: { cookie: ctx.home.client.cookie ?? '' },
       });
       assert.equal(download.status, 200);
       assert.equal(download.headers.get('content-type'), 'application/vnd.android.package-archive');
@@ -117,22 +102,22 @@ for (const db of testDatabases()) {
         /attachment; filename="hearth-agent\.apk"/,
       );
       assert.deepEqual(Buffer.from(await download.arrayBuffer()), apk);
-      assert.equal((await fetch(`${server.url}/api/pairing/provisioning/apk`)).status, 401);
+      assert.equal((await fetch(`${ctx.server.url}/api/pairing/provisioning/apk`)).status, 401);
     });
 
     test('the Windows installer download serves the uploaded MSI, or says where to put it', async () => {
-      const missing = await home.client.get('/api/pairing/windows/msi');
+      const missing = await ctx.home.client.get('/api/pairing/windows/msi');
       assert.equal(missing.status, 404);
       assert.match(missing.body.error.message, /hearth-agent\.msi/);
       const msi = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 1, 2, 3]);
-      mkdirSync(path.join(server.dataDir, 'artifacts'), { recursive: true });
-      writeFileSync(path.join(server.dataDir, 'artifacts', 'hearth-agent.msi'), msi);
-      const res = await fetch(`${server.url}/api/pairing/windows/msi`, {
-        headers: { cookie: home.client.cookie ?? '' },
+      mkdirSync(path.join(ctx.server.dataDir, 'artifacts'), { recursive: true });
+      writeFileSync(path.join(ctx.server.dataDir, 'artifacts', 'hearth-agent.msi'), msi);
+      const res = await fetch(`${ctx.server.url}/api/pairing/windows/msi`, {
+        headers: { cookie: ctx.home.client.cookie ?? '' },
       });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'application/x-msi');
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), msi);
     });
-  });
-}
+  },
+);

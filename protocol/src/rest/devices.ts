@@ -1,0 +1,63 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { OVERLAY_REASONS } from '../constants.js';
+import { LinuxUsername, Nullable, strict } from './common.js';
+
+export const DeviceView = Type.Object({
+  system_id: Type.String(),
+  hostname: Type.String(),
+  display_name: Type.String(),
+  platform: Type.String(),
+  status: Type.String(),
+  agent_version: Nullable(Type.String()),
+  linux_users: Type.Array(
+    Type.Object({ username: Type.String(), display_name: Type.Optional(Type.String()) }),
+  ),
+  online: Type.Boolean(),
+  last_seen_at: Nullable(Type.String()),
+  created_at: Type.String(),
+});
+export type DeviceView = Static<typeof DeviceView>;
+
+export const SystemIdParams = Type.Object({ system_id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const ApproveDeviceBody = Type.Object(
+  { display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' })) },
+  strict,
+);
+export type ApproveDeviceBody = Static<typeof ApproveDeviceBody>;
+
+export const DeviceDecision = Type.Object({ system_id: Type.String(), status: Type.String() });
+
+export const OverlayControlBody = Type.Object(
+  {
+    action: Type.Union([Type.Literal('show'), Type.Literal('dismiss')]),
+    reason: Type.Optional(Type.Union(OVERLAY_REASONS.map((r) => Type.Literal(r)))),
+    linux_username: LinuxUsername,
+  },
+  strict,
+);
+export type OverlayControlBody = Static<typeof OverlayControlBody>;
+
+export const CommandOutcome = Type.Object({ delivered: Type.Boolean(), queued: Type.Boolean() });
+export type CommandOutcome = Static<typeof CommandOutcome>;
+
+export const PairingPayload = Type.Object({
+  type: Type.Literal('hearth_pairing'),
+  ws_url: Type.String(),
+  enrollment_token: Type.String(),
+});
+export const PairingConfig = Type.Object({
+  server_url: Type.String(),
+  ws_url: Type.String(),
+  enrollment_token: Type.String(),
+  payload: PairingPayload,
+});
+export type PairingConfig = Static<typeof PairingConfig>;
+
+export const ProvisioningConfig = Type.Object({
+  server_url: Type.String(),
+  enrollment_token: Type.String(),
+  apk_available: Type.Boolean(),
+  payload: Type.Record(Type.String(), Type.Unknown()),
+});
+export type ProvisioningConfig = Static<typeof ProvisioningConfig>;

@@ -1,0 +1,97 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { AgeTierSchema, Id, LinuxUsername, Name, Nullable, ParentNote, strict } from './common.js';
+
+export const MappingSummary = Type.Object({
+  id: Id,
+  system_id: Type.String(),
+  hostname: Nullable(Type.String()),
+  platform: Nullable(Type.String()),
+  linux_username: Type.String(),
+});
+
+export const ManagedUserView = Type.Object({
+  id: Id,
+  name: Type.String(),
+  overlay_age_tier: Nullable(AgeTierSchema),
+  overlay_parent_note: Nullable(Type.String()),
+  mappings: Type.Array(MappingSummary),
+});
+export type ManagedUserView = Static<typeof ManagedUserView>;
+
+export const CreateUserBody = Type.Object(
+  {
+    name: Name,
+    overlay_age_tier: Type.Optional(Nullable(AgeTierSchema)),
+    overlay_parent_note: Type.Optional(Nullable(ParentNote)),
+  },
+  strict,
+);
+export type CreateUserBody = Static<typeof CreateUserBody>;
+
+export const AddUserForm = Type.Object({ name: Name }, strict);
+
+export const OverlayBody = Type.Object(
+  {
+    overlay_age_tier: Type.Optional(Nullable(AgeTierSchema)),
+    overlay_parent_note: Type.Optional(Nullable(ParentNote)),
+  },
+  strict,
+);
+export type OverlayBody = Static<typeof OverlayBody>;
+
+export const OverlayView = Type.Object({
+  id: Id,
+  overlay_age_tier: Nullable(AgeTierSchema),
+  overlay_parent_note: Nullable(Type.String()),
+});
+
+export const AddMappingBody = Type.Object(
+  { system_id: Type.String({ format: 'uuid' }), linux_username: LinuxUsername },
+  strict,
+);
+export type AddMappingBody = Static<typeof AddMappingBody>;
+
+export const MappingView = Type.Object({
+  id: Id,
+  system_id: Type.String(),
+  linux_username: Type.String(),
+  managed_user_id: Id,
+});
+export type MappingView = Static<typeof MappingView>;
+
+export const MAPPING_PROBLEMS = ['device_not_approved', 'account_not_reported'] as const;
+export const ValidationView = Type.Object({
+  user_id: Id,
+  valid: Type.Boolean(),
+  mappings: Type.Array(
+    Type.Object({
+      id: Id,
+      system_id: Type.String(),
+      linux_username: Type.String(),
+      valid: Type.Boolean(),
+      problems: Type.Array(Type.String()),
+    }),
+  ),
+});
+export type ValidationView = Static<typeof ValidationView>;
+
+export const UsageView = Type.Object({
+  user_id: Id,
+  date: Type.String({ description: 'YYYY-MM-DD (server UTC day)' }),
+  used_seconds_today: Type.Integer(),
+  limit_seconds: Nullable(Type.Integer()),
+  remaining_seconds: Nullable(Type.Integer()),
+  online: Type.Boolean(),
+  devices: Type.Array(
+    Type.Object({ system_id: Type.String(), linux_username: Type.String(), seconds_used: Type.Integer() }),
+  ),
+});
+export type UsageView = Static<typeof UsageView>;
+
+export const StatsView = Type.Object({
+  user_id: Id,
+  days: Type.Array(Type.Object({ date: Type.String(), seconds_used: Type.Integer() })),
+  total_seconds: Type.Integer(),
+  daily_average_seconds: Type.Integer(),
+});
+export type StatsView = Static<typeof StatsView>;
