@@ -45,7 +45,7 @@ async function dropPasswordFields(request: FastifyRequest): Promise<void> {
   for (const key of Object.keys(body)) if (PASSWORD_LIKE.test(key)) delete body[key];
 }
 
-export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
+export function approvalRoutes(app: HearthApp, { approvals, signups, onlineAccounts }: Services): void {
   const reg = ['registration'];
   app.get(
     '/api/registration/check',
@@ -59,7 +59,7 @@ export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
       },
     },
     async (request) =>
-      approvals.check(requireDevice(request), request.query.domain, request.query.linux_username),
+      signups.check(requireDevice(request), request.query.domain, request.query.linux_username),
   );
 
   app.post(
@@ -74,7 +74,7 @@ export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
       },
     },
     async (request, reply) => {
-      const { created, view } = await approvals.requestSignup(requireDevice(request), request.body);
+      const { created, view } = await signups.requestSignup(requireDevice(request), request.body);
       return reply.code(created ? 201 : 200).send(view);
     },
   );
@@ -91,7 +91,7 @@ export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
         response: { 200: OnlineAccountView, ...errors },
       },
     },
-    async (request) => approvals.logLogin(requireDevice(request), request.body),
+    async (request) => onlineAccounts.logLogin(requireDevice(request), request.body),
   );
 
   const tags = ['approvals'];
@@ -162,7 +162,7 @@ export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
         response: { 200: ApprovalSettingsView, ...errors },
       },
     },
-    async (request) => approvals.settings(requireSession(request), request.params.id),
+    async (request) => signups.settings(requireSession(request), request.params.id),
   );
 
   app.post(
@@ -177,7 +177,7 @@ export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
         response: { 200: ApprovalSettingsView, ...errors },
       },
     },
-    async (request) => approvals.settings(requireSession(request), request.params.id, request.body),
+    async (request) => signups.settings(requireSession(request), request.params.id, request.body),
   );
 
   app.get(
@@ -191,7 +191,7 @@ export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
         response: { 200: Items(GrantView), ...errors },
       },
     },
-    async (request) => ({ items: await approvals.grants(requireSession(request), request.params.id) }),
+    async (request) => ({ items: await signups.grants(requireSession(request), request.params.id) }),
   );
 
   app.post(
@@ -207,9 +207,7 @@ export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
       },
     },
     async (request, reply) =>
-      reply
-        .code(201)
-        .send(await approvals.addGrant(requireSession(request), request.params.id, request.body)),
+      reply.code(201).send(await signups.addGrant(requireSession(request), request.params.id, request.body)),
   );
 
   app.delete(
@@ -227,7 +225,7 @@ export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
       },
     },
     async (request) =>
-      approvals.removeGrant(requireSession(request), request.params.id, request.params.grant_id),
+      signups.removeGrant(requireSession(request), request.params.id, request.params.grant_id),
   );
 
   app.get(
@@ -241,6 +239,6 @@ export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
         response: { 200: Items(OnlineAccountView), ...errors },
       },
     },
-    async (request) => ({ items: await approvals.onlineAccounts(requireSession(request), request.query) }),
+    async (request) => ({ items: await onlineAccounts.list(requireSession(request), request.query) }),
   );
 }
