@@ -1,7 +1,6 @@
 import {
   AddMappingBody,
   CreateUserBody,
-  ErrorBody,
   Items,
   ManagedUserView,
   MappingView,
