@@ -56,43 +56,36 @@ export class AccessRepository {
 
   /** The household's device mappings among `ids`, each with the parent's grant on the mapped child. */
   mappingGrants(householdId: string, parentId: string, ids: readonly string[]): Promise<GrantRow[]> {
-    if (!ids.length) return Promise.resolve([]);
-    return this.db
-      .selectFrom('device_mapping as m')
-      .leftJoin('parent_child_permission as p', (join) =>
-        join.onRef('p.managed_user_id', '=', 'm.managed_user_id').on('p.parent_id', '=', parentId),
-      )
-      .select(['m.id', 'm.managed_user_id', 'p.can_view', 'p.can_manage_policies'])
-      .where('m.household_id', '=', householdId)
-      .where('m.id', 'in', ids)
-      .execute();
+    return this.ownedGrants('device_mapping', householdId, parentId, ids);
   }
 
   /** The household's approval requests among `ids`, each with the parent's grant on its child. */
   approvalGrants(householdId: string, parentId: string, ids: readonly string[]): Promise<GrantRow[]> {
-    if (!ids.length) return Promise.resolve([]);
-    return this.db
-      .selectFrom('approval_request as r')
-      .leftJoin('parent_child_permission as p', (join) =>
-        join.onRef('p.managed_user_id', '=', 'r.managed_user_id').on('p.parent_id', '=', parentId),
-      )
-      .select(['r.id', 'r.managed_user_id', 'p.can_view', 'p.can_manage_policies'])
-      .where('r.household_id', '=', householdId)
-      .where('r.id', 'in', ids)
-      .execute();
+    return this.ownedGrants('approval_request', householdId, parentId, ids);
   }
 
   /** The household's alerts among `ids`, each with the parent's grant on its child. */
   alertGrants(householdId: string, parentId: string, ids: readonly string[]): Promise<GrantRow[]> {
+    return this.ownedGrants('alert', householdId, parentId, ids);
+  }
+
+  /** Rows of a table whose objects belong to one child each (id, household_id, managed_user_id). */
+  private ownedGrants(
+    table: 'device_mapping' | 'approval_request' | 'alert',
+    householdId: string,
+    parentId: string,
+    ids: readonly string[],
+  ): Promise<GrantRow[]> {
     if (!ids.length) return Promise.resolve([]);
+    // The three tables share the columns read here; Kysely is told one of them.
     return this.db
-      .selectFrom('alert as a')
+      .selectFrom(`${table} as o` as 'alert as o')
       .leftJoin('parent_child_permission as p', (join) =>
-        join.onRef('p.managed_user_id', '=', 'a.managed_user_id').on('p.parent_id', '=', parentId),
+        join.onRef('p.managed_user_id', '=', 'o.managed_user_id').on('p.parent_id', '=', parentId),
       )
-      .select(['a.id', 'a.managed_user_id', 'p.can_view', 'p.can_manage_policies'])
-      .where('a.household_id', '=', householdId)
-      .where('a.id', 'in', ids)
+      .select(['o.id', 'o.managed_user_id', 'p.can_view', 'p.can_manage_policies'])
+      .where('o.household_id', '=', householdId)
+      .where('o.id', 'in', ids)
       .execute();
   }
 
