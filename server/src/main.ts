@@ -4,6 +4,7 @@ import { HEARTH_VERSION } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { type Config, ConfigError, loadConfig, loadDotEnv } from './config.js';
+import { SessionRepository } from './features/auth/repository.js';
 import { AuthService } from './features/auth/service.js';
 import { HouseholdRepository } from './features/household/repository.js';
 import { MemoryBus } from './platform/bus.js';
@@ -114,7 +115,12 @@ async function createAdmin(config: Config, args: string[]) {
       : await repo.firstHousehold();
     if (values.household && !household) throw new UsageError(`No household has id ${values.household}`);
     if (!household) {
-      const auth = new AuthService(db, new MemoryCounterStore(), new ReadCache(new MemoryBus()));
+      const auth = new AuthService(
+        new SessionRepository(db),
+        repo,
+        new MemoryCounterStore(),
+        new ReadCache(new MemoryBus()),
+      );
       await auth.createHouseholdWithOwner({ username, password, household_name: 'Home' }, false);
       console.log(`Created household "Home" with owner ${username}.`);
       return;

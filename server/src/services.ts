@@ -5,30 +5,41 @@ import { AgentChannel } from './agent-channel/channel.js';
 import { CommandQueue } from './agent-channel/queue.js';
 import type { ChannelTimings } from './agent-channel/types.js';
 import type { Config } from './config.js';
+import { AccessRepository } from './features/access/repository.js';
+import { AccessService } from './features/access/service.js';
 import { registerAgentMessages as registerAlertMessages } from './features/alerts/agent-messages.js';
+import { AlertRepository } from './features/alerts/repository.js';
 import { AlertService } from './features/alerts/service.js';
+import { OnlineAccountService } from './features/approvals/online-account-service.js';
+import { ApprovalRepository } from './features/approvals/repository.js';
 import { ApprovalService } from './features/approvals/service.js';
+import { SignupService } from './features/approvals/signup-service.js';
+import { SessionRepository } from './features/auth/repository.js';
 import { AuthService } from './features/auth/service.js';
 import { DashboardService } from './features/dashboard/service.js';
 import { registerEnrolment } from './features/devices/enrolment.js';
-import { DeviceRepository } from './features/devices/repository.js';
+import { DeviceRepository, DeviceTokenRepository } from './features/devices/repository.js';
 import { DeviceService } from './features/devices/service.js';
 import { EventHub } from './features/events/hub.js';
 import { HouseholdRepository } from './features/household/repository.js';
 import { HouseholdService } from './features/household/service.js';
 import { registerAgentMessages as registerInventoryMessages } from './features/inventory/agent-messages.js';
 import { AppPolicyService } from './features/inventory/policy.js';
+import { AppPolicyRepository } from './features/inventory/policy-repository.js';
+import { InventoryRepository } from './features/inventory/repository.js';
 import { InventoryService } from './features/inventory/service.js';
 import { PairingService } from './features/pairing/service.js';
 import { registerAgentMessages as registerUsageMessages } from './features/usage/agent-messages.js';
 import { UsageRepository } from './features/usage/repository.js';
+import { UserRepository } from './features/users/repository.js';
 import { UserService } from './features/users/service.js';
 import { type Bus, MemoryBus, RedisBus } from './platform/bus.js';
 import type { Db } from './platform/db/database.js';
 import { EventPublisher } from './platform/events.js';
 import { type CounterStore, MemoryCounterStore, RedisCounterStore } from './platform/rate-limit.js';
 import { ReadCache } from './platform/read-cache.js';
-import { WorkerState } from './worker/loop.js';
+import { WorkerRepository } from './worker/repository.js';
+import { WorkerState } from './worker/state.js';
 
 /** Everything a route module may call; built once per process. */
 export interface Services {
@@ -43,6 +54,8 @@ export interface Services {
   queue: CommandQueue;
   /** The agents' WebSocket channel. */
   channel: AgentChannel;
+  /** Which objects (children, devices, mappings, requests, alerts) a parent may use. */
+  access: AccessService;
   auth: AuthService;
   household: HouseholdService;
   users: UserService;
@@ -50,6 +63,8 @@ export interface Services {
   pairing: PairingService;
   alerts: AlertService;
   approvals: ApprovalService;
+  signups: SignupService;
+  onlineAccounts: OnlineAccountService;
   inventory: InventoryService;
   appPolicy: AppPolicyService;
   eventHub: EventHub;
@@ -76,17 +91,30 @@ export function buildServices(
   const cache = new ReadCache(bus);
   const queue = new CommandQueue(db.kysely);
   const channel = new AgentChannel(db.kysely, bus, queue, log, timings);
-  const users = new UserService(db, channel, cache);
-  const devices = new DeviceService(db, channel, queue, events, cache);
-  const alerts = new AlertService(db.kysely, events);
-  const auth = new AuthService(db, counters, cache);
+  const access = new AccessService(new AccessRepository(db.kysely));
+  const userRepo = new UserRepository(db);
+  const deviceRepo = new DeviceRepository(db.kysely);
+  const householdRepo = new HouseholdRepository(db.kysely);
+  const approvalRepo = new ApprovalRepository(db);
+  const users = new UserService(userRepo, deviceRepo, access, channel, cache);
+  const devices = new DeviceService(
+    deviceRepo,
+    new DeviceTokenRepository(db),
+    access,
+    channel,
+    queue,
+    events,
+    cache,
+  );
+  const alerts = new AlertService(new AlertRepository(db.kysely), userRepo, access, events);
+  const auth = new AuthService(new SessionRepository(db), householdRepo, counters, cache);
   const eventHub = new EventHub(bus, log, (sessionId) => auth.sessionExists(sessionId));
-  const approvals = new ApprovalService(db, users, events, cache);
-  const inventory = new InventoryService(db.kysely, users, devices, events);
-  const appPolicy = new AppPolicyService(db.kysely, users, devices);
+  const approvals = new ApprovalService(approvalRepo, access, events, cache);
+  const inventory = new InventoryService(new InventoryRepository(db.kysely), access, devices, events);
+  const appPolicy = new AppPolicyService(new AppPolicyRepository(db.kysely), access, devices);
   registerEnrolment(channel, {
-    devices: new DeviceRepository(db.kysely),
-    households: new HouseholdRepository(db.kysely),
+    devices: deviceRepo,
+    households: householdRepo,
     cache,
     events,
     config,
@@ -104,20 +132,22 @@ export function buildServices(
     events,
     queue,
     channel,
+    access,
     auth,
-    household: new HouseholdService(db.kysely, cache),
+    household: new HouseholdService(householdRepo, userRepo, cache),
     users,
     devices,
-    pairing: new PairingService(db.kysely, config),
+    pairing: new PairingService(householdRepo, config),
     alerts,
     approvals,
+    signups: new SignupService(approvalRepo, access, approvals, cache),
+    onlineAccounts: new OnlineAccountService(approvalRepo, access, cache),
     inventory,
     appPolicy,
-
     eventHub,
     dashboard: new DashboardService(users, devices, alerts, (actor) => approvals.countPending(actor)),
 
-    worker: new WorkerState(db.kysely),
+    worker: new WorkerState(new WorkerRepository(db.kysely)),
     async limitIp(key, max, windowMs) {
       const window = await counters.hit(`ip:${key}`, windowMs);
       return window.count > max ? Math.ceil((window.resetAt - Date.now()) / 1000) : null;

@@ -339,7 +339,7 @@ for (const db of testDatabases()) {
         linux_username: 'ann',
         details: { domain: 'a.example' },
       });
-      await server.services.approvals.logLogin(agentOfA, {
+      await server.services.onlineAccounts.logLogin(agentOfA, {
         domain: 'a-only.example',
         username: 'a-secret-user',
         linux_username: 'ann',

@@ -1,9 +1,7 @@
-import type { TaskStatusView } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
 import { newId } from '../platform/crypto.js';
-import type { Database } from '../platform/db/schema.js';
 import type { Services } from '../services.js';
+import type { WorkerState } from './state.js';
 
 export interface Task {
   name: string;
@@ -11,8 +9,6 @@ export interface Task {
   run(): Promise<string | undefined>;
 }
 
-const LEASE = 'main';
-const LEASE_TTL_MS = 30_000;
 const LEASE_RENEW_MS = 5_000;
 
 /** The first worker tasks; later work adds its own to this list. */
@@ -35,124 +31,6 @@ export function defaultTasks(services: Services): Task[] {
       run: async () => `dropped ${await services.queue.prune()} expired or undeliverable commands`,
     },
   ];
-}
-
-/** The worker's shared state in the database: the lease that elects one worker, and each task's last run. */
-export class WorkerState {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  /** Takes or renews the lease; false while another worker holds an unexpired one. */
-  async lease(
-    holder: string,
-    now = Date.now(),
-  ): Promise<{ held: boolean; restartRequestedAt: string | null }> {
-    const at = new Date(now).toISOString();
-    const expires = new Date(now + LEASE_TTL_MS).toISOString();
-    const updated = await this.db
-      .updateTable('worker_lease')
-      .set({ holder, expires_at: expires, heartbeat_at: at })
-      .where('name', '=', LEASE)
-      .where((eb) => eb.or([eb('holder', '=', holder), eb('expires_at', '<', at)]))
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) {
-      await this.db
-        .insertInto('worker_lease')
-        .values({ name: LEASE, holder, expires_at: expires, heartbeat_at: at, restart_requested_at: null })
-        .onConflict((oc) => oc.column('name').doNothing())
-        .execute();
-    }
-    const row = await this.db
-      .selectFrom('worker_lease')
-      .selectAll()
-      .where('name', '=', LEASE)
-      .executeTakeFirst();
-    return { held: row?.holder === holder, restartRequestedAt: row?.restart_requested_at ?? null };
-  }
-
-  async release(holder: string): Promise<void> {
-    await this.db.deleteFrom('worker_lease').where('name', '=', LEASE).where('holder', '=', holder).execute();
-  }
-
-  async clearRestart(requestedAt: string): Promise<void> {
-    await this.db
-      .updateTable('worker_lease')
-      .set({ restart_requested_at: null })
-      .where('name', '=', LEASE)
-      .where('restart_requested_at', '=', requestedAt)
-      .execute();
-  }
-
-  async requestRestart(): Promise<{ restart_requested: boolean; requested_at: string }> {
-    const at = new Date().toISOString();
-    const r = await this.db
-      .updateTable('worker_lease')
-      .set({ restart_requested_at: at })
-      .where('name', '=', LEASE)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) {
-      // No worker has run yet: leave the request for the first one.
-      await this.db
-        .insertInto('worker_lease')
-        .values({ name: LEASE, holder: '', expires_at: at, heartbeat_at: at, restart_requested_at: at })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ restart_requested_at: at }))
-        .execute();
-    }
-    return { restart_requested: true, requested_at: at };
-  }
-
-  async recordRun(
-    task: Task,
-    run: { at: string; durationMs: number; result: string | null; error: string | null },
-  ): Promise<void> {
-    const failed = run.error ? 1 : 0;
-    await this.db
-      .insertInto('worker_task')
-      .values({
-        name: task.name,
-        every_ms: task.everyMs,
-        last_run_at: run.at,
-        last_duration_ms: run.durationMs,
-        last_error: run.error,
-        last_result: run.result,
-        runs: 1,
-        failures: failed,
-      })
-      .onConflict((oc) =>
-        oc.column('name').doUpdateSet((eb) => ({
-          every_ms: task.everyMs,
-          last_run_at: run.at,
-          last_duration_ms: run.durationMs,
-          last_error: run.error,
-          last_result: run.result,
-          runs: eb('worker_task.runs', '+', 1),
-          failures: eb('worker_task.failures', '+', failed),
-        })),
-      )
-      .execute();
-  }
-
-  async status(now = Date.now()): Promise<TaskStatusView> {
-    const lease = await this.db
-      .selectFrom('worker_lease')
-      .selectAll()
-      .where('name', '=', LEASE)
-      .executeTakeFirst();
-    const tasks = await this.db.selectFrom('worker_task').selectAll().orderBy('name').execute();
-    const heartbeat = lease?.holder ? lease.heartbeat_at : null;
-    return {
-      worker: {
-        holder: lease?.holder || null,
-        heartbeat_at: heartbeat,
-        alive: !!heartbeat && now - Date.parse(heartbeat) < LEASE_TTL_MS,
-      },
-      tasks: tasks.map((t) => ({
-        ...t,
-        every_ms: Number(t.every_ms),
-        runs: Number(t.runs),
-        failures: Number(t.failures),
-      })),
-    };
-  }
 }
 
 /**

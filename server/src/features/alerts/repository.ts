@@ -8,7 +8,7 @@ export interface AlertFilter {
   systemId?: string;
   unacknowledged?: boolean;
   /** Members see alerts of these children only (and none without a child). */
-  onlyChildren?: string[];
+  onlyChildren?: string[] | null;
   before?: { created_at: string; id: string };
   limit: number;
 }
@@ -79,7 +79,7 @@ export class AlertRepository {
       .execute();
   }
 
-  async countUnread(householdId: string, onlyChildren?: string[]): Promise<number> {
+  async countUnread(householdId: string, onlyChildren: string[] | null): Promise<number> {
     let q = this.db
       .selectFrom('alert')
       .select((eb) => eb.fn.countAll<number>().as('n'))

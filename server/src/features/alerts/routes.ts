@@ -4,94 +4,74 @@ import {
   AlertPage,
   AlertQuery,
   AlertView,
-  ErrorBody,
   PruneBody,
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
-import { requireDevice, requireSession } from '../../platform/access.js';
-import { optionalBody } from '../../platform/http.js';
+import { errorBodies, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
 const tags = ['alerts'];
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+const errors = errorBodies(400, 401, 403, 404, 429);
 /** SPEC "Limits": 30 access requests per client IP per minute. */
 export const ACCESS_REQUEST_LIMIT = { max: 30, windowMs: 60_000 };
 
 export function alertRoutes(app: HearthApp, { alerts }: Services): void {
-  app.post(
+  routeGroup(app, { access: 'bearer', tags, errors }).post(
     '/api/access-request',
     {
-      config: { access: 'bearer', ipLimit: ACCESS_REQUEST_LIMIT },
-      schema: {
-        tags,
-        summary: "A child's message from Hearth Space, sent by the device agent (per-device bearer token)",
-        body: AccessRequestBody,
-        response: { 201: AccessRequestCreated, ...errors },
-      },
+      summary: "A child's message from Hearth Space, sent by the device agent (per-device bearer token)",
+      body: AccessRequestBody,
+      reply: AccessRequestCreated,
+      status: 201,
+      ipLimit: ACCESS_REQUEST_LIMIT,
     },
-    async (request, reply) =>
-      reply.code(201).send(await alerts.accessRequest(requireDevice(request), request.body)),
+    (device, request) => alerts.accessRequest(device, request.body),
   );
 
-  app.get(
+  const parent = routeGroup(app, { access: 'session', tags, errors });
+  parent.get(
     '/api/access-request',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Recent access requests from children, newest first',
-        querystring: Type.Pick(
-          AlertQuery,
-          ['managed_user_id', 'system_id', 'unacknowledged', 'limit', 'before'],
-          { additionalProperties: false },
-        ),
-        response: { 200: AlertPage, ...errors },
-      },
+      summary: 'Recent access requests from children, newest first',
+      querystring: Type.Pick(
+        AlertQuery,
+        ['managed_user_id', 'system_id', 'unacknowledged', 'limit', 'before'],
+        {
+          additionalProperties: false,
+        },
+      ),
+      reply: AlertPage,
     },
-    async (request) => alerts.list(requireSession(request), { ...request.query, kind: 'access_requested' }),
+    (actor, request) => alerts.list(actor, { ...request.query, kind: 'access_requested' }),
   );
-
-  app.get(
+  parent.get(
     '/api/alerts',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Alerts, newest first, with filters and cursor paging',
-        querystring: AlertQuery,
-        response: { 200: AlertPage, ...errors },
-      },
+      summary: 'Alerts, newest first, with filters and cursor paging',
+      querystring: AlertQuery,
+      reply: AlertPage,
     },
-    async (request) => alerts.list(requireSession(request), request.query),
+    (actor, request) => alerts.list(actor, request.query),
   );
-
-  app.post(
+  parent.post(
     '/api/alerts/:id/acknowledge',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Mark an alert as read',
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
-        response: { 200: AlertView, ...errors },
-      },
+      summary: 'Mark an alert as read',
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+      reply: AlertView,
     },
-    async (request) => alerts.acknowledge(requireSession(request), request.params.id),
+    (actor, request) => alerts.acknowledge(actor, request.params.id),
   );
-
-  app.post(
+  parent.post(
     '/api/alerts/prune',
     {
-      config: { access: 'session:admin' },
-      preValidation: optionalBody,
-      schema: {
-        tags,
-        summary: 'Delete alerts older than a number of days (default 30)',
-        body: PruneBody,
-        response: { 200: Type.Object({ deleted: Type.Integer() }), ...errors },
-      },
+      access: 'session:admin',
+      summary: 'Delete alerts older than a number of days (default 30)',
+      body: PruneBody,
+      reply: Type.Object({ deleted: Type.Integer() }),
+      bodyOptional: true,
     },
-    async (request) => alerts.prune(requireSession(request), request.body.older_than_days ?? 30),
+    (actor, request) => alerts.prune(actor, request.body.older_than_days ?? 30),
   );
 }

@@ -5,16 +5,14 @@ import {
   type AlertView,
   LIMITS,
 } from '@hearth/protocol';
-import type { Kysely } from 'kysely';
-import { type BearerDevice, isAdmin, type SessionAuth } from '../../platform/access.js';
+import type { BearerDevice, SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
-import type { Database } from '../../platform/db/schema.js';
 import { HttpError, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
-
-import { UserRepository } from '../users/repository.js';
-import { AlertRepository } from './repository.js';
+import type { AccessService } from '../access/service.js';
+import type { UserRepository } from '../users/repository.js';
+import type { AlertRepository } from './repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -55,17 +53,12 @@ function decodeCursor(cursor: string): { created_at: string; id: string } {
 }
 
 export class AlertService {
-  private readonly alerts: AlertRepository;
-  private readonly users: UserRepository;
-
   constructor(
-    db: Kysely<Database>,
+    private readonly alerts: AlertRepository,
+    private readonly users: UserRepository,
+    private readonly access: AccessService,
     private readonly events: EventPublisher,
-  ) {
-    this.alerts = new AlertRepository(db);
-
-    this.users = new UserRepository(db);
-  }
+  ) {}
 
   /** The child an account on a device belongs to, if it is mapped. */
   private async childOf(systemId: string, linuxUsername: string | undefined): Promise<string | null> {
@@ -149,10 +142,6 @@ export class AlertService {
     });
   }
 
-  private async visibleChildren(actor: SessionAuth): Promise<string[] | undefined> {
-    return isAdmin(actor.role) ? undefined : this.users.viewableIds(actor.parentId);
-  }
-
   async list(actor: SessionAuth, query: AlertQuery) {
     const limit = query.limit ?? 50;
     const rows = await this.alerts.list({
@@ -161,7 +150,7 @@ export class AlertService {
       managedUserId: query.managed_user_id,
       systemId: query.system_id,
       unacknowledged: query.unacknowledged,
-      onlyChildren: await this.visibleChildren(actor),
+      onlyChildren: await this.access.visibleChildIds(actor),
       before: query.before ? decodeCursor(query.before) : undefined,
       limit: limit + 1,
     });
@@ -174,10 +163,7 @@ export class AlertService {
   }
 
   async acknowledge(actor: SessionAuth, id: string): Promise<AlertView> {
-    const row = await this.alerts.get(actor.householdId, id);
-    const visible = await this.visibleChildren(actor);
-    if (!row || (visible && (!row.managed_user_id || !visible.includes(row.managed_user_id))))
-      throw notFound('The alert');
+    if (!(await this.access.checkAlerts(actor, [id])).has(id)) throw notFound('The alert');
     await this.alerts.acknowledge(id, nowIso());
     const updated = await this.alerts.get(actor.householdId, id);
     if (!updated) throw notFound('The alert');
@@ -185,7 +171,7 @@ export class AlertService {
   }
 
   async unreadCount(actor: SessionAuth): Promise<number> {
-    return this.alerts.countUnread(actor.householdId, await this.visibleChildren(actor));
+    return this.alerts.countUnread(actor.householdId, await this.access.visibleChildIds(actor));
   }
 
   async prune(actor: SessionAuth, olderThanDays: number): Promise<{ deleted: number }> {

@@ -1,4 +1,6 @@
 import { type Kysely, sql } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
 import type {
   ApprovalGrantTable,
   ApprovalRequestTable,
@@ -12,7 +14,7 @@ export interface RequestFilter {
   status?: string;
   type?: string;
   managedUserId?: string;
-  onlyChildren?: string[];
+  onlyChildren?: string[] | null;
 }
 
 export interface OnlineAccountFilter {
@@ -21,11 +23,65 @@ export interface OnlineAccountFilter {
   sort: 'domain' | 'username' | 'first_detected_at' | 'last_active_at';
   order: 'asc' | 'desc';
   managedUserId?: string;
-  onlyChildren?: string[];
+  onlyChildren?: string[] | null;
 }
 
 export class ApprovalRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+  // The registration check runs on every sign-up-looking page: its three reads are prepared.
+  private readonly mappingOfAccount: Prepared<
+    'system' | 'account',
+    { id: string; managed_user_id: string; enforce_signup_approvals: number | undefined }
+  >;
+  private readonly pendingOfMapping: Prepared<
+    'mapping' | 'type' | 'status',
+    { id: string; domain: string | null }
+  >;
+  private readonly grantsOfMapping: Prepared<
+    'mapping' | 'type',
+    { domain: string | null; kind: string; expires_at: string | null; consumed_at: string | null }
+  >;
+
+  constructor(database: Db) {
+    this.db = database.kysely;
+    this.mappingOfAccount = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('device_mapping')
+        .select(['id', 'managed_user_id', 'enforce_signup_approvals'])
+        .where('system_id', '=', p('system'))
+        .where('linux_username', '=', p('account')),
+    );
+    this.pendingOfMapping = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('approval_request')
+        .select(['id', 'domain'])
+        .where('mapping_id', '=', p('mapping'))
+        .where('type', '=', p('type') as 'site_signup')
+        .where('status', '=', p('status') as 'pending'),
+    );
+    this.grantsOfMapping = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('approval_grant')
+        .select(['domain', 'kind', 'expires_at', 'consumed_at'])
+        .where('mapping_id', '=', p('mapping'))
+        .where('type', '=', p('type') as 'site_signup'),
+    );
+  }
+
+  /** The mapping of an account on a device with its sign-up toggle (prepared). */
+  signupMapping(systemId: string, linuxUsername: string) {
+    return this.mappingOfAccount.first({ system: systemId, account: linuxUsername });
+  }
+
+  /** The mapping's pending sign-up requests (prepared). */
+  pendingSignups(mappingId: string) {
+    return this.pendingOfMapping.all({ mapping: mappingId, type: 'site_signup', status: 'pending' });
+  }
+
+  /** The mapping's sign-up grants, used or not (prepared). */
+  signupGrants(mappingId: string) {
+    return this.grantsOfMapping.all({ mapping: mappingId, type: 'site_signup' });
+  }
 
   /** The mapping of an account on a device, with what sign-up enforcement needs. */
   mappingForAccount(systemId: string, linuxUsername: string) {
@@ -110,7 +166,7 @@ export class ApprovalRepository {
       .execute();
   }
 
-  async countPending(householdId: string, onlyChildren?: string[]): Promise<number> {
+  async countPending(householdId: string, onlyChildren: string[] | null): Promise<number> {
     let q = this.db
       .selectFrom('approval_request')
       .select((eb) => eb.fn.countAll<number>().as('n'))

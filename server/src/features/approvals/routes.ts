@@ -6,7 +6,6 @@ import {
   ApprovalView,
   ApproveBody,
   CreateGrantBody,
-  ErrorBody,
   GrantView,
   Items,
   LogLoginBody,
@@ -19,20 +18,12 @@ import {
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { requireDevice, requireSession } from '../../platform/access.js';
-import { optionalBody } from '../../platform/http.js';
+import { requireDevice } from '../../platform/access.js';
+import { errorBodies, IdParams, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
-const errors = {
-  400: ErrorBody,
-  401: ErrorBody,
-  403: ErrorBody,
-  404: ErrorBody,
-  409: ErrorBody,
-  429: ErrorBody,
-};
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const errors = errorBodies(400, 401, 403, 404, 409, 429);
 const PASSWORD_LIKE = /pass|pwd|secret|token|otp|pin|credential/i;
 
 /**
@@ -45,202 +36,134 @@ async function dropPasswordFields(request: FastifyRequest): Promise<void> {
   for (const key of Object.keys(body)) if (PASSWORD_LIKE.test(key)) delete body[key];
 }
 
-export function approvalRoutes(app: HearthApp, { approvals }: Services): void {
-  const reg = ['registration'];
-  app.get(
+export function approvalRoutes(app: HearthApp, { approvals, signups, onlineAccounts }: Services): void {
+  const agent = routeGroup(app, { access: 'bearer', tags: ['registration'], errors });
+  agent.get(
     '/api/registration/check',
     {
-      config: { access: 'bearer' },
-      schema: {
-        tags: reg,
-        summary: 'May this account sign up on this domain?',
-        querystring: RegistrationCheckQuery,
-        response: { 200: RegistrationCheckView, ...errors },
-      },
+      summary: 'May this account sign up on this domain?',
+      querystring: RegistrationCheckQuery,
+      reply: RegistrationCheckView,
     },
-    async (request) =>
-      approvals.check(requireDevice(request), request.query.domain, request.query.linux_username),
+    (device, request) => signups.check(device, request.query.domain, request.query.linux_username),
   );
-
-  app.post(
+  agent.post(
     '/api/registration/request',
     {
-      config: { access: 'bearer' },
-      schema: {
-        tags: reg,
-        summary: 'Ask a parent to allow a sign-up (201 new, 200 already pending or already allowed)',
-        body: RegistrationRequestBody,
-        response: { 200: RegistrationRequestView, 201: RegistrationRequestView, ...errors },
-      },
+      summary: 'Ask a parent to allow a sign-up (201 new, 200 already pending or already allowed)',
+      body: RegistrationRequestBody,
+      reply: RegistrationRequestView,
+      also: { 201: RegistrationRequestView },
     },
-    async (request, reply) => {
-      const { created, view } = await approvals.requestSignup(requireDevice(request), request.body);
-      return reply.code(created ? 201 : 200).send(view);
+    async (device, request, reply) => {
+      const { created, view } = await signups.requestSignup(device, request.body);
+      reply.code(created ? 201 : 200);
+      return view;
     },
   );
-
   app.post(
     '/api/registration/log-login',
     {
       config: { access: 'bearer' },
       preValidation: dropPasswordFields,
       schema: {
-        tags: reg,
+        tags: ['registration'],
         summary: 'Record a login seen by the extension (the password is never sent or kept)',
         body: LogLoginBody,
         response: { 200: OnlineAccountView, ...errors },
       },
     },
-    async (request) => approvals.logLogin(requireDevice(request), request.body),
+    async (request) => onlineAccounts.logLogin(requireDevice(request), request.body),
   );
-
-  const tags = ['approvals'];
-  app.post(
+  agent.post(
     '/api/approvals/request',
     {
-      config: { access: 'bearer' },
-      schema: {
-        tags,
-        summary: 'An agent asks for more time, an app or an unblocked domain',
-        body: AgentApprovalRequestBody,
-        response: { 200: RegistrationRequestView, 201: RegistrationRequestView, ...errors },
-      },
+      tags: ['approvals'],
+      summary: 'An agent asks for more time, an app or an unblocked domain',
+      body: AgentApprovalRequestBody,
+      reply: RegistrationRequestView,
+      also: { 201: RegistrationRequestView },
     },
-    async (request, reply) => {
-      const { created, view } = await approvals.requestOther(requireDevice(request), request.body);
-      return reply.code(created ? 201 : 200).send(view);
+    async (device, request, reply) => {
+      const { created, view } = await approvals.requestOther(device, request.body);
+      reply.code(created ? 201 : 200);
+      return view;
     },
   );
 
-  app.get(
+  const parent = routeGroup(app, { access: 'session', tags: ['approvals'], errors });
+  parent.get(
     '/api/approvals',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Approval requests, newest first',
-        querystring: ApprovalQuery,
-        response: { 200: Items(ApprovalView), ...errors },
-      },
-    },
-    async (request) => ({ items: await approvals.list(requireSession(request), request.query) }),
+    { summary: 'Approval requests, newest first', querystring: ApprovalQuery, reply: Items(ApprovalView) },
+    async (actor, request) => ({ items: await approvals.list(actor, request.query) }),
   );
-
-  app.post(
+  parent.post(
     '/api/approvals/:id/approve',
     {
-      config: { access: 'session' },
-      preValidation: optionalBody,
-      schema: {
-        tags,
-        summary: 'Approve (grant once by default, or persistent; minutes for time extensions)',
-        params: IdParams,
-        body: ApproveBody,
-        response: { 200: ApprovalView, ...errors },
-      },
+      summary: 'Approve (grant once by default, or persistent; minutes for time extensions)',
+      params: IdParams,
+      body: ApproveBody,
+      reply: ApprovalView,
+      bodyOptional: true,
     },
-    async (request) => approvals.approve(requireSession(request), request.params.id, request.body),
+    (actor, request) => approvals.approve(actor, request.params.id, request.body),
   );
-
-  app.post(
+  parent.post(
     '/api/approvals/:id/deny',
-    {
-      config: { access: 'session' },
-      schema: { tags, summary: 'Deny', params: IdParams, response: { 200: ApprovalView, ...errors } },
-    },
-    async (request) => approvals.deny(requireSession(request), request.params.id),
+    { summary: 'Deny', params: IdParams, reply: ApprovalView },
+    (actor, request) => approvals.deny(actor, request.params.id),
   );
-
-  app.get(
+  parent.get(
+    '/api/mappings/:id/approval-settings',
+    { summary: 'Approval settings of a device mapping', params: IdParams, reply: ApprovalSettingsView },
+    (actor, request) => signups.settings(actor, request.params.id),
+  );
+  parent.post(
     '/api/mappings/:id/approval-settings',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Approval settings of a device mapping',
-        params: IdParams,
-        response: { 200: ApprovalSettingsView, ...errors },
-      },
+      summary: 'Turn Enforce Sign-up Approvals on or off (takes effect on the next check)',
+      params: IdParams,
+      body: ApprovalSettingsBody,
+      reply: ApprovalSettingsView,
     },
-    async (request) => approvals.settings(requireSession(request), request.params.id),
+    (actor, request) => signups.settings(actor, request.params.id, request.body),
   );
-
-  app.post(
-    '/api/mappings/:id/approval-settings',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Turn Enforce Sign-up Approvals on or off (takes effect on the next check)',
-        params: IdParams,
-        body: ApprovalSettingsBody,
-        response: { 200: ApprovalSettingsView, ...errors },
-      },
-    },
-    async (request) => approvals.settings(requireSession(request), request.params.id, request.body),
+  parent.get(
+    '/api/mappings/:id/approval-grants',
+    { summary: 'Sign-up grants of a mapping', params: IdParams, reply: Items(GrantView) },
+    async (actor, request) => ({ items: await signups.grants(actor, request.params.id) }),
   );
-
-  app.get(
+  parent.post(
     '/api/mappings/:id/approval-grants',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Sign-up grants of a mapping',
-        params: IdParams,
-        response: { 200: Items(GrantView), ...errors },
-      },
+      summary: 'Allow sign-ups on a domain',
+      params: IdParams,
+      body: CreateGrantBody,
+      reply: GrantView,
+      status: 201,
     },
-    async (request) => ({ items: await approvals.grants(requireSession(request), request.params.id) }),
+    (actor, request) => signups.addGrant(actor, request.params.id, request.body),
   );
-
-  app.post(
-    '/api/mappings/:id/approval-grants',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Allow sign-ups on a domain',
-        params: IdParams,
-        body: CreateGrantBody,
-        response: { 201: GrantView, ...errors },
-      },
-    },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(await approvals.addGrant(requireSession(request), request.params.id, request.body)),
-  );
-
-  app.delete(
+  parent.delete(
     '/api/mappings/:id/approval-grants/:grant_id',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Revoke a grant',
-        params: Type.Object({
-          id: Type.String({ minLength: 1, maxLength: 64 }),
-          grant_id: Type.String({ minLength: 1, maxLength: 64 }),
-        }),
-        response: { 200: Type.Object({ id: Type.String(), deleted: Type.Boolean() }), ...errors },
-      },
+      summary: 'Revoke a grant',
+      params: Type.Object({
+        id: Type.String({ minLength: 1, maxLength: 64 }),
+        grant_id: Type.String({ minLength: 1, maxLength: 64 }),
+      }),
+      reply: Type.Object({ id: Type.String(), deleted: Type.Boolean() }),
     },
-    async (request) =>
-      approvals.removeGrant(requireSession(request), request.params.id, request.params.grant_id),
+    (actor, request) => signups.removeGrant(actor, request.params.id, request.params.grant_id),
   );
-
-  app.get(
+  parent.get(
     '/api/online-accounts',
     {
-      config: { access: 'session' },
-      schema: {
-        tags: ['online-accounts'],
-        summary: 'Accounts children signed in to, searchable and sortable',
-        querystring: OnlineAccountQuery,
-        response: { 200: Items(OnlineAccountView), ...errors },
-      },
+      tags: ['online-accounts'],
+      summary: 'Accounts children signed in to, searchable and sortable',
+      querystring: OnlineAccountQuery,
+      reply: Items(OnlineAccountView),
     },
-    async (request) => ({ items: await approvals.onlineAccounts(requireSession(request), request.query) }),
+    async (actor, request) => ({ items: await onlineAccounts.list(actor, request.query) }),
   );
 }

@@ -1,4 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
 import type { Database, SessionTable } from '../../platform/db/schema.js';
 
 export type SessionRow = {
@@ -13,10 +15,21 @@ export type SessionRow = {
 };
 
 export class SessionRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+  /** Every authenticated request looks its session up: a prepared read. */
+  private readonly findSession: Prepared<'id', SessionRow>;
+
+  constructor(database: Db) {
+    this.db = database.kysely;
+    this.findSession = new Prepared(database, (k, p) => SessionRepository.findQuery(k, p('id')));
+  }
 
   /** The session with its parent and household, by the SHA-256 of the cookie. */
-  static findQuery(db: Kysely<Database>, id: string) {
+  find(id: string): Promise<SessionRow | undefined> {
+    return this.findSession.first({ id });
+  }
+
+  private static findQuery(db: Kysely<Database>, id: string) {
     return db
       .selectFrom('session')
       .innerJoin('parent', 'parent.id', 'session.parent_id')
@@ -48,12 +61,6 @@ export class SessionRepository {
 
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('session').where('id', '=', id).execute();
-  }
-
-  async deleteForParent(parentId: string, exceptSessionId?: string): Promise<void> {
-    let q = this.db.deleteFrom('session').where('parent_id', '=', parentId);
-    if (exceptSessionId) q = q.where('id', '!=', exceptSessionId);
-    await q.execute();
   }
 
   async deleteIdleBefore(cutoff: string): Promise<number> {

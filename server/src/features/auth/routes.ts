@@ -12,19 +12,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireSession } from '../../platform/access.js';
 import { notFound } from '../../platform/errors.js';
+import { errorBodies } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 import { type IssuedSession, sessionView } from './service.js';
 
 const tags = ['session'];
-const errors = {
-  400: ErrorBody,
-  401: ErrorBody,
-  403: ErrorBody,
-  404: ErrorBody,
-  409: ErrorBody,
-  429: ErrorBody,
-};
+const errors = errorBodies(400, 401, 403, 404, 409, 429);
 
 function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: IssuedSession) {
   reply.setCookie(SESSION_COOKIE, session.cookie, {

@@ -1,16 +1,12 @@
 import { LIMITS, type ParentRole, type SessionView } from '@hearth/protocol';
-import type { Kysely } from 'kysely';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import { hashPassword, newId, randomToken, sha256Hex, verifyPassword } from '../../platform/crypto.js';
-import type { Db } from '../../platform/db/database.js';
-import { Prepared } from '../../platform/db/prepared.js';
-import type { Database } from '../../platform/db/schema.js';
 import { conflict, HttpError, invalidRequest, rateLimited } from '../../platform/errors.js';
 import type { CounterStore } from '../../platform/rate-limit.js';
 import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
-import { HouseholdRepository } from '../household/repository.js';
-import { SessionRepository, type SessionRow } from './repository.js';
+import type { HouseholdRepository } from '../household/repository.js';
+import type { SessionRepository } from './repository.js';
 
 const SIGN_IN_WINDOW_MS = 60_000;
 const IDLE_MS = LIMITS.sessionIdleDays * 24 * 60 * 60 * 1000;
@@ -31,24 +27,16 @@ export interface IssuedSession {
 export const usernameKey = (username: string) => username.trim().toLowerCase();
 
 export class AuthService {
-  private readonly db: Kysely<Database>;
-  private readonly sessions: SessionRepository;
-  private readonly households: HouseholdRepository;
-  /** Every authenticated request looks its session up: a prepared read. */
-  private readonly findSession: Prepared<'id', SessionRow>;
   /** Sessions by cookie; sign-out and changes to the parent invalidate them (see ReadCache). */
   private readonly cachedSessions: CacheSpace<CachedSession | null>;
 
   constructor(
-    database: Db,
+    private readonly sessions: SessionRepository,
+    private readonly households: HouseholdRepository,
     private readonly counters: CounterStore,
     private readonly cache: ReadCache,
   ) {
     this.cachedSessions = cache.space('session');
-    this.db = database.kysely;
-    this.sessions = new SessionRepository(this.db);
-    this.households = new HouseholdRepository(this.db);
-    this.findSession = new Prepared(database, (k, p) => SessionRepository.findQuery(k, p('id')));
   }
 
   async setupRequired(): Promise<boolean> {
@@ -67,8 +55,7 @@ export class AuthService {
     const at = nowIso();
     const householdId = newId();
     const parentId = newId();
-    return this.db.transaction().execute(async (trx) => {
-      const repo = new HouseholdRepository(trx);
+    return this.households.transaction(async (repo) => {
       if (onlyIfEmpty && (await repo.countParents()) > 0)
         throw conflict('Hearth is already set up; sign in instead.');
       if (await repo.usernameTaken(usernameKey(input.username)))
@@ -155,7 +142,7 @@ export class AuthService {
   /** The session behind a cookie, tagged for the cache; an unknown or idle one is not kept. */
   private async readSession(cookie: string) {
     const id = sha256Hex(cookie);
-    const row = await this.findSession.first({ id });
+    const row = await this.sessions.find(id);
     if (!row) return { value: null, tags: null };
     const lastSeen = Date.parse(row.last_seen_at);
     if (Date.now() - lastSeen > IDLE_MS) {

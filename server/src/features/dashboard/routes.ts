@@ -1,50 +1,33 @@
-import { DashboardView, ErrorBody, TaskStatusView } from '@hearth/protocol';
+import { DashboardView, TaskStatusView } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
-import { requireSession } from '../../platform/access.js';
+import { errorBodies, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
 export function dashboardRoutes(app: HearthApp, { dashboard, worker }: Services): void {
-  app.get(
+  const parent = routeGroup(app, { access: 'session', tags: ['worker'], errors: errorBodies(401) });
+  parent.get(
     '/api/dashboard',
     {
-      config: { access: 'session' },
-      schema: {
-        tags: ['dashboard'],
-        summary: 'The household at a glance: counts, children, devices, recent alerts',
-        response: { 200: DashboardView, 401: ErrorBody },
-      },
+      tags: ['dashboard'],
+      summary: 'The household at a glance: counts, children, devices, recent alerts',
+      reply: DashboardView,
     },
-    async (request) => dashboard.view(requireSession(request)),
+    (actor) => dashboard.view(actor),
   );
-
-  app.get(
+  parent.get(
     '/api/task-status',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags: ['worker'],
-        summary: 'Worker heartbeat and the last run of each task',
-        response: { 200: TaskStatusView, 401: ErrorBody },
-      },
-    },
-    async () => worker.status(),
+    { summary: 'Worker heartbeat and the last run of each task', reply: TaskStatusView },
+    () => worker.status(),
   );
-
-  app.post(
+  parent.post(
     '/restart-tasks',
     {
-      config: { access: 'session:admin' },
-      schema: {
-        tags: ['worker'],
-        summary: 'Ask the worker to run every task again now (POST only; CSRF token required)',
-        response: {
-          200: Type.Object({ restart_requested: Type.Boolean(), requested_at: Type.String() }),
-          401: ErrorBody,
-          403: ErrorBody,
-        },
-      },
+      access: 'session:admin',
+      summary: 'Ask the worker to run every task again now (POST only; CSRF token required)',
+      reply: Type.Object({ restart_requested: Type.Boolean(), requested_at: Type.String() }),
+      errors: errorBodies(401, 403),
     },
-    async () => worker.requestRestart(),
+    () => worker.requestRestart(),
   );
 }

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
 import type { AgentDeviceTable, Database } from '../../platform/db/schema.js';
 
 export interface ReportedAccount {
@@ -43,7 +45,7 @@ export class DeviceRepository {
       .executeTakeFirst();
   }
 
-  list(householdId: string, options: { status?: string; onlyIds?: string[] } = {}) {
+  list(householdId: string, options: { status?: string; onlyIds?: string[] | null } = {}) {
     let q = this.db.selectFrom('agent_device').selectAll().where('household_id', '=', householdId);
     if (options.status) q = q.where('status', '=', options.status as AgentDeviceTable['status']);
     if (options.onlyIds) {
@@ -72,18 +74,6 @@ export class DeviceRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  /** Devices mapped to any of these children (for members' views and permission checks). */
-  async mappedTo(childIds: string[]): Promise<string[]> {
-    if (!childIds.length) return [];
-    const rows = await this.db
-      .selectFrom('device_mapping')
-      .select('system_id')
-      .distinct()
-      .where('managed_user_id', 'in', childIds)
-      .execute();
-    return rows.map((r) => r.system_id);
-  }
-
   mappingsOfDevice(systemId: string) {
     return this.db
       .selectFrom('device_mapping')
@@ -99,5 +89,28 @@ export class DeviceRepository {
       .where('device_mapping.system_id', '=', systemId)
       .orderBy('device_mapping.created_at', 'asc')
       .execute();
+  }
+}
+
+type TokenRow = Pick<
+  DeviceRow,
+  'system_id' | 'household_id' | 'platform' | 'agent_version' | 'linux_users' | 'status'
+>;
+
+/** The device behind a bearer token: every agent request asks, so the read is prepared. */
+export class DeviceTokenRepository {
+  private readonly byToken: Prepared<'hash', TokenRow>;
+
+  constructor(database: Db) {
+    this.byToken = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('agent_device')
+        .select(['system_id', 'household_id', 'platform', 'agent_version', 'linux_users', 'status'])
+        .where('secure_token_hash', '=', p('hash')),
+    );
+  }
+
+  byHash(tokenHash: string): Promise<TokenRow | undefined> {
+    return this.byToken.first({ hash: tokenHash });
   }
 }

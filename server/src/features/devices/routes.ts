@@ -9,126 +9,72 @@ import {
   SystemIdParams,
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
-import { requireDevice, requireSession } from '../../platform/access.js';
-import { optionalBody } from '../../platform/http.js';
+import { requireDevice } from '../../platform/access.js';
+import { errorBodies, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
 const tags = ['devices'];
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+const errors = errorBodies(400, 401, 403, 404, 409);
 
 export function deviceRoutes(app: HearthApp, { devices }: Services): void {
-  app.get(
+  const parent = routeGroup(app, { access: 'session', tags, errors });
+  const listed = { reply: Items(DeviceView), errors: errorBodies(401) };
+  parent.get(
     '/api/devices',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Devices the parent may see, newest first',
-        response: { 200: Items(DeviceView), 401: ErrorBody },
-      },
-    },
-    async (request) => ({ items: await devices.list(requireSession(request), false) }),
+    { summary: 'Devices the parent may see, newest first', ...listed },
+    async (actor) => ({
+      items: await devices.list(actor, false),
+    }),
   );
-
-  app.get(
+  parent.get(
     '/api/devices/pending',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Devices waiting for approval',
-        response: { 200: Items(DeviceView), 401: ErrorBody },
-      },
-    },
-    async (request) => ({ items: await devices.list(requireSession(request), true) }),
+    { summary: 'Devices waiting for approval', ...listed },
+    async (actor) => ({
+      items: await devices.list(actor, true),
+    }),
   );
-
-  app.get(
+  const one = { params: SystemIdParams };
+  parent.get(
     '/api/devices/:system_id',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'One device',
-        params: SystemIdParams,
-        response: { 200: DeviceView, ...errors },
-      },
-    },
-    async (request) => devices.get(requireSession(request), request.params.system_id),
+    { summary: 'One device', ...one, reply: DeviceView },
+    (actor, request) => devices.get(actor, request.params.system_id),
   );
-
-  app.post(
+  parent.post(
     '/api/device/approve/:system_id',
     {
-      config: { access: 'session' },
-      preValidation: optionalBody,
-      schema: {
-        tags,
-        summary: 'Approve a pending device; its agent receives its token (pairing_approved)',
-        params: SystemIdParams,
-        body: ApproveDeviceBody,
-        response: { 200: DeviceDecision, ...errors },
-      },
+      summary: 'Approve a pending device; its agent receives its token (pairing_approved)',
+      ...one,
+      body: ApproveDeviceBody,
+      reply: DeviceDecision,
+      bodyOptional: true,
     },
-    async (request) => devices.approve(requireSession(request), request.params.system_id, request.body),
+    (actor, request) => devices.approve(actor, request.params.system_id, request.body),
   );
-
-  app.post(
+  parent.post(
     '/api/device/reject/:system_id',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Reject a pending device',
-        params: SystemIdParams,
-        response: { 200: DeviceDecision, ...errors },
-      },
-    },
-    async (request) => devices.reject(requireSession(request), request.params.system_id),
+    { summary: 'Reject a pending device', ...one, reply: DeviceDecision },
+    (actor, request) => devices.reject(actor, request.params.system_id),
   );
-
-  app.post(
+  parent.post(
     '/api/device/:system_id/unenroll',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Unenroll an approved device (owner or admin)',
-        params: SystemIdParams,
-        response: { 200: DeviceDecision, ...errors },
-      },
-    },
-    async (request) => devices.unenroll(requireSession(request), request.params.system_id),
+    { summary: 'Unenroll an approved device (owner or admin)', ...one, reply: DeviceDecision },
+    (actor, request) => devices.unenroll(actor, request.params.system_id),
   );
-
-  app.post(
+  parent.post(
     '/api/devices/:system_id/overlay',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Show or dismiss Hearth Space on a device account (queued while the device is offline)',
-        params: SystemIdParams,
-        body: OverlayControlBody,
-        response: { 200: CommandOutcome, ...errors },
-      },
+      summary: 'Show or dismiss Hearth Space on a device account (queued while the device is offline)',
+      ...one,
+      body: OverlayControlBody,
+      reply: CommandOutcome,
     },
-    async (request) => devices.overlay(requireSession(request), request.params.system_id, request.body),
+    (actor, request) => devices.overlay(actor, request.params.system_id, request.body),
   );
-
-  app.post(
+  parent.post(
     '/api/devices/:system_id/clear-clock-tamper',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Lift a clock-tamper lockdown (parent override)',
-        params: SystemIdParams,
-        response: { 200: CommandOutcome, ...errors },
-      },
-    },
-    async (request) => devices.clearClockTamper(requireSession(request), request.params.system_id),
+    { summary: 'Lift a clock-tamper lockdown (parent override)', ...one, reply: CommandOutcome },
+    (actor, request) => devices.clearClockTamper(actor, request.params.system_id),
   );
 
   app.get(

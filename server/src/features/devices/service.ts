@@ -8,50 +8,34 @@ import {
 
 import type { AgentChannel } from '../../agent-channel/channel.js';
 import { type CommandQueue, type QueuePolicy, queuePolicyFor } from '../../agent-channel/queue.js';
-import { type BearerDevice, isAdmin, type SessionAuth } from '../../platform/access.js';
+import type { BearerDevice, SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import { sha256Hex } from '../../platform/crypto.js';
-import type { Db } from '../../platform/db/database.js';
-import { Prepared } from '../../platform/db/prepared.js';
-
 import { conflict, forbidden, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
 import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
-import { UserRepository } from '../users/repository.js';
-import { DeviceRepository, type DeviceRow, parseLinuxUsers } from './repository.js';
-
-/** What a parent needs to do something with a device. */
-export type DeviceNeed = 'view' | 'sensitive' | 'admin';
+import type { AccessService, DeviceNeed } from '../access/service.js';
+import {
+  type DeviceRepository,
+  type DeviceRow,
+  type DeviceTokenRepository,
+  parseLinuxUsers,
+} from './repository.js';
 
 export class DeviceService {
-  private readonly devices: DeviceRepository;
-  private readonly users: UserRepository;
-
-  /** Every bearer request resolves its token: a prepared read. */
-  private readonly byToken: Prepared<
-    'hash',
-    Pick<DeviceRow, 'system_id' | 'household_id' | 'platform' | 'agent_version' | 'linux_users' | 'status'>
-  >;
   /** Devices by token; any change to what `resolveBearer` reads invalidates the device's tag. */
   private readonly cachedBearers: CacheSpace<BearerDevice | null>;
 
   constructor(
-    database: Db,
+    private readonly devices: DeviceRepository,
+    private readonly tokens: DeviceTokenRepository,
+    private readonly access: AccessService,
     private readonly hub: AgentChannel,
     private readonly queue: CommandQueue,
     private readonly events: EventPublisher,
     private readonly cache: ReadCache,
   ) {
     this.cachedBearers = cache.space('bearer');
-    const db = database.kysely;
-    this.devices = new DeviceRepository(db);
-    this.users = new UserRepository(db);
-    this.byToken = new Prepared(database, (k, p) =>
-      k
-        .selectFrom('agent_device')
-        .select(['system_id', 'household_id', 'platform', 'agent_version', 'linux_users', 'status'])
-        .where('secure_token_hash', '=', p('hash')),
-    );
   }
 
   view(row: DeviceRow): DeviceView {
@@ -70,45 +54,30 @@ export class DeviceService {
   }
 
   /**
-   * SPEC "Authentication" 4: sensitive device routes need can_manage_policies on a child mapped to the
-   * device, or owner/admin. A device the parent cannot see answers 404, like a missing one.
+   * SPEC "Authentication" 4: the device's row once the parent may do `need` with it (see
+   * AccessService.requireDeviceAccess for the answers).
    */
-  async requireDevice(actor: SessionAuth, systemId: string, need: DeviceNeed): Promise<DeviceRow> {
+  async loadDevice(actor: SessionAuth, systemId: string, need: DeviceNeed): Promise<DeviceRow> {
+    await this.access.requireDeviceAccess(actor, systemId, need);
     const device = await this.devices.get(actor.householdId, systemId);
     if (!device) throw notFound('The device');
-    if (isAdmin(actor.role)) return device;
-    const mappings = await this.devices.mappingsOfDevice(systemId);
-    let canView = false;
-    let canManage = false;
-    for (const m of mappings) {
-      const perm = await this.users.permission(actor.parentId, m.managed_user_id);
-      if (perm?.can_view || perm?.can_manage_policies) canView = true;
-      if (perm?.can_manage_policies) canManage = true;
-    }
-    if (!canView) throw notFound('The device');
-    if (need === 'admin') throw forbidden('Only a household owner or admin can do this.');
-    if (need === 'sensitive' && !canManage)
-      throw forbidden('You need permission to manage a child who uses this device.');
     return device;
   }
 
   async list(actor: SessionAuth, pendingOnly: boolean): Promise<DeviceView[]> {
-    let onlyIds: string[] | undefined;
-    if (!isAdmin(actor.role))
-      onlyIds = await this.devices.mappedTo(await this.users.viewableIds(actor.parentId));
     const rows = await this.devices.list(actor.householdId, {
       status: pendingOnly ? 'pending' : undefined,
-      onlyIds,
+      onlyIds: await this.access.visibleDeviceIds(actor),
     });
     return rows.map((r) => this.view(r));
   }
 
   async get(actor: SessionAuth, systemId: string): Promise<DeviceView> {
-    return this.view(await this.requireDevice(actor, systemId, 'view'));
+    return this.view(await this.loadDevice(actor, systemId, 'view'));
   }
 
   async approve(actor: SessionAuth, systemId: string, body: ApproveDeviceBody) {
-    await this.requireDevice(actor, systemId, 'sensitive');
+    await this.loadDevice(actor, systemId, 'sensitive');
     const at = nowIso();
     const changes = {
       status: 'approved' as const,
@@ -125,7 +94,7 @@ export class DeviceService {
   }
 
   async reject(actor: SessionAuth, systemId: string) {
-    await this.requireDevice(actor, systemId, 'sensitive');
+    await this.loadDevice(actor, systemId, 'sensitive');
     const at = nowIso();
     if (
       !(await this.devices.transition(systemId, ['pending'], {
@@ -144,7 +113,7 @@ export class DeviceService {
   }
 
   async unenroll(actor: SessionAuth, systemId: string) {
-    await this.requireDevice(actor, systemId, 'admin');
+    await this.loadDevice(actor, systemId, 'admin');
     const at = nowIso();
     // The token hash stays so the agent can still hear its unenroll command once; every bearer route
     // requires an approved device, so the token is revoked.
@@ -180,17 +149,11 @@ export class DeviceService {
   }
 
   async overlay(actor: SessionAuth, systemId: string, body: OverlayControlBody): Promise<CommandOutcome> {
-    const device = await this.requireDevice(actor, systemId, 'sensitive');
+    const device = await this.loadDevice(actor, systemId, 'sensitive');
     if (device.status !== 'approved') throw conflict('The device is not approved.');
-    if (!isAdmin(actor.role)) {
-      // On a shared device a member may pause only the accounts of children they manage.
-      const owner = (await this.devices.mappingsOfDevice(systemId)).find(
-        (m) => m.linux_username === body.linux_username,
-      );
-      const perm = owner ? await this.users.permission(actor.parentId, owner.managed_user_id) : undefined;
-      if (!perm?.can_manage_policies)
-        throw forbidden('You can pause only the accounts of children you manage.');
-    }
+    // On a shared device a member may pause only the accounts of children they manage.
+    if (!(await this.access.checkAccounts(actor, systemId, [body.linux_username])).has(body.linux_username))
+      throw forbidden('You can pause only the accounts of children you manage.');
     if (body.action === 'dismiss') {
       const { delivered, queued } = await this.command(systemId, 'dismiss_overlay', {
         linux_username: body.linux_username,
@@ -216,7 +179,7 @@ export class DeviceService {
   }
 
   async clearClockTamper(actor: SessionAuth, systemId: string): Promise<CommandOutcome> {
-    const device = await this.requireDevice(actor, systemId, 'sensitive');
+    const device = await this.loadDevice(actor, systemId, 'sensitive');
     if (device.status !== 'approved') throw conflict('The device is not approved.');
     const { delivered, queued } = await this.command(systemId, 'clear_clock_tamper', {});
     return { delivered, queued };
@@ -226,7 +189,7 @@ export class DeviceService {
   async resolveBearer(token: string): Promise<BearerDevice | null> {
     // Kept by the token itself, so a cached device costs no hashing; the database knows only its hash.
     return this.cachedBearers.load(token, async () => {
-      const row = await this.byToken.first({ hash: sha256Hex(token) });
+      const row = await this.tokens.byHash(sha256Hex(token));
       // Unknown and revoked tokens are not kept: only approved devices are.
       if (row?.status !== 'approved') return { value: null, tags: null };
       const device: BearerDevice = {

@@ -1,9 +1,9 @@
 import { ErrorBody } from '@hearth/protocol';
-import { isAdmin, requireSession } from '../../platform/access.js';
+import { requireSession } from '../../platform/access.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
-export function eventRoutes(app: HearthApp, { eventHub, users, devices }: Services): void {
+export function eventRoutes(app: HearthApp, { eventHub, access }: Services): void {
   app.get(
     '/api/dashboard/events',
     {
@@ -17,11 +17,10 @@ export function eventRoutes(app: HearthApp, { eventHub, users, devices }: Servic
     },
     async (request, reply) => {
       const actor = requireSession(request);
-      const admin = isAdmin(actor.role);
-      const children = admin ? null : new Set(await users.viewableIds(actor));
-      const visibleDevices = admin
-        ? null
-        : new Set((await devices.list(actor, false)).map((d) => d.system_id));
+      const childIds = await access.visibleChildIds(actor);
+      const deviceIds = await access.visibleDeviceIds(actor);
+      const children = childIds && new Set(childIds);
+      const visibleDevices = deviceIds && new Set(deviceIds);
       const lastEventId = request.headers['last-event-id'];
       reply.hijack();
       eventHub.open(

@@ -12,6 +12,11 @@ export interface PermissionRow {
 export class HouseholdRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Runs `work` in one transaction, with a repository bound to it. */
+  transaction<T>(work: (repo: HouseholdRepository) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new HouseholdRepository(trx)));
+  }
+
   async createHousehold(row: {
     id: string;
     name: string;
@@ -143,6 +148,15 @@ export class HouseholdRepository {
           can_manage_policies: r.can_manage_policies ? 1 : 0,
         })),
       )
+      .execute();
+  }
+
+  /** Signs a parent out everywhere but the given session. */
+  async deleteOtherSessions(parentId: string, keepSessionId: string): Promise<void> {
+    await this.db
+      .deleteFrom('session')
+      .where('parent_id', '=', parentId)
+      .where('id', '!=', keepSessionId)
       .execute();
   }
 }

@@ -1,53 +1,32 @@
-import { CreateParentBody, ErrorBody, Items, ParentView, UpdateParentBody } from '@hearth/protocol';
-import { Type } from '@sinclair/typebox';
-import { requireSession } from '../../platform/access.js';
+import { CreateParentBody, Items, ParentView, UpdateParentBody } from '@hearth/protocol';
+import { errorBodies, IdParams, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
 const tags = ['household'];
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+const errors = errorBodies(400, 401, 403, 404, 409);
 
 export function householdRoutes(app: HearthApp, { household }: Services): void {
-  app.get(
+  const parent = routeGroup(app, { access: 'session', tags, errors });
+  parent.get(
     '/api/household/parents',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Parents of the household',
-        response: { 200: Items(ParentView), 401: ErrorBody },
-      },
-    },
-    async (request) => ({ items: await household.listParents(requireSession(request)) }),
+    { summary: 'Parents of the household', reply: Items(ParentView), errors: errorBodies(401) },
+    async (actor) => ({ items: await household.listParents(actor) }),
   );
-
-  app.post(
+  const admin = routeGroup(app, { access: 'session:admin', tags, errors });
+  admin.post(
     '/api/household/parents',
-    {
-      config: { access: 'session:admin' },
-      schema: {
-        tags,
-        summary: 'Add a parent or carer',
-        body: CreateParentBody,
-        response: { 201: ParentView, ...errors },
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await household.createParent(requireSession(request), request.body)),
+    { summary: 'Add a parent or carer', body: CreateParentBody, reply: ParentView, status: 201 },
+    (actor, request) => household.createParent(actor, request.body),
   );
-
-  app.patch(
+  admin.patch(
     '/api/household/parents/:id',
     {
-      config: { access: 'session:admin' },
-      schema: {
-        tags,
-        summary: "Change a parent's role, children or password",
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
-        body: UpdateParentBody,
-        response: { 200: ParentView, ...errors },
-      },
+      summary: "Change a parent's role, children or password",
+      params: IdParams,
+      body: UpdateParentBody,
+      reply: ParentView,
     },
-    async (request) => household.updateParent(requireSession(request), request.params.id, request.body),
+    (actor, request) => household.updateParent(actor, request.params.id, request.body),
   );
 }

@@ -5,27 +5,21 @@ import type {
   ParentView,
   UpdateParentBody,
 } from '@hearth/protocol';
-import type { Kysely } from 'kysely';
 import { isAdmin, type SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso } from '../../platform/clock.js';
 import { hashPassword, newId } from '../../platform/crypto.js';
-import type { Database } from '../../platform/db/schema.js';
 import { conflict, forbidden, notFound } from '../../platform/errors.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
-import { SessionRepository } from '../auth/repository.js';
 import { usernameKey } from '../auth/service.js';
-import { UserRepository } from '../users/repository.js';
-import { HouseholdRepository } from './repository.js';
+import type { UserRepository } from '../users/repository.js';
+import type { HouseholdRepository } from './repository.js';
 
 export class HouseholdService {
-  private readonly repo: HouseholdRepository;
-
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly repo: HouseholdRepository,
+    private readonly users: UserRepository,
     private readonly cache: ReadCache,
-  ) {
-    this.repo = new HouseholdRepository(db);
-  }
+  ) {}
 
   async listParents(actor: SessionAuth): Promise<ParentView[]> {
     const parents = await this.repo.listParents(actor.householdId);
@@ -46,9 +40,7 @@ export class HouseholdService {
     parents: { id: string; username: string; role: ParentRole; created_at: string }[],
   ): Promise<ParentView[]> {
     const perms = await this.repo.permissionsOf(parents.filter((p) => !isAdmin(p.role)).map((p) => p.id));
-    const allChildren = parents.some((p) => isAdmin(p.role))
-      ? await new UserRepository(this.db).list(householdId)
-      : [];
+    const allChildren = parents.some((p) => isAdmin(p.role)) ? await this.users.list(householdId) : [];
     return parents.map((p) => ({
       id: p.id,
       username: p.username,
@@ -67,10 +59,13 @@ export class HouseholdService {
   }
 
   /** Every child must belong to the household; managing policies implies seeing the child. */
-  private async checkChildren(householdId: string, children: ChildPermission[]): Promise<ChildPermission[]> {
+  private async grantableChildren(
+    householdId: string,
+    children: ChildPermission[],
+  ): Promise<ChildPermission[]> {
     const byId = new Map<string, ChildPermission>();
     for (const c of children) byId.set(c.managed_user_id, c);
-    const known = await new UserRepository(this.db).existingIds(householdId, [...byId.keys()]);
+    const known = await this.users.existingIds(householdId, [...byId.keys()]);
     for (const id of byId.keys()) if (!known.has(id)) throw notFound(`The child ${id}`);
     return [...byId.values()]
       .map((c) => ({ ...c, can_view: c.can_view || c.can_manage_policies }))
@@ -84,12 +79,11 @@ export class HouseholdService {
 
   async createParent(actor: SessionAuth, body: CreateParentBody): Promise<ParentView> {
     HouseholdService.guardOwnerRole(actor, body.role);
-    const children = await this.checkChildren(actor.householdId, body.children ?? []);
+    const children = await this.grantableChildren(actor.householdId, body.children ?? []);
     const passwordHash = await hashPassword(body.password);
     const at = creationIso();
     const id = newId();
-    await this.db.transaction().execute(async (trx) => {
-      const repo = new HouseholdRepository(trx);
+    await this.repo.transaction(async (repo) => {
       if (await repo.usernameTaken(usernameKey(body.username)))
         throw conflict('That username is already taken.');
       await repo.insertParent({
@@ -113,10 +107,11 @@ export class HouseholdService {
     if (target.role === 'owner' && actor.role !== 'owner')
       throw forbidden('Only an owner can change an owner.');
     HouseholdService.guardOwnerRole(actor, body.role);
-    const children = body.children ? await this.checkChildren(actor.householdId, body.children) : undefined;
+    const children = body.children
+      ? await this.grantableChildren(actor.householdId, body.children)
+      : undefined;
     const passwordHash = body.password ? await hashPassword(body.password) : undefined;
-    await this.db.transaction().execute(async (trx) => {
-      const repo = new HouseholdRepository(trx);
+    await this.repo.transaction(async (repo) => {
       const role = body.role ?? target.role;
       if (target.role === 'owner' && role !== 'owner' && (await repo.countOwners(actor.householdId)) <= 1) {
         throw conflict('This is the last owner of the household; make someone else an owner first.');
@@ -129,7 +124,7 @@ export class HouseholdService {
       if (role !== 'member') await repo.replacePermissions(id, []);
       else if (children) await repo.replacePermissions(id, children);
       // A new password signs the parent out everywhere else.
-      if (passwordHash) await new SessionRepository(trx).deleteForParent(id, actor.sessionId);
+      if (passwordHash) await repo.deleteOtherSessions(id, actor.sessionId);
     });
     // Their sessions carry the role, and a new password ended all but the actor's.
     await this.cache.invalidate(cacheTags.parent(id));

@@ -1,13 +1,12 @@
 import type { AppPolicyBody, AppPolicyView, AppRule } from '@hearth/protocol';
-import type { Kysely } from 'kysely';
 import type { CommandResult } from '../../agent-channel/types.js';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
-import type { Database } from '../../platform/db/schema.js';
 import { conflict, invalidRequest } from '../../platform/errors.js';
+import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
-import type { UserService } from '../users/service.js';
 import { appProblem } from './assembler.js';
+import type { AppPolicyRepository, SyncStatus } from './policy-repository.js';
 
 export const SYNC_COMMAND = 'sync_app_policy';
 
@@ -24,44 +23,20 @@ function parseRules(text: string | undefined): AppRule[] {
 /** Per-child application rules (allow, block, daily limit), versioned and pushed to the child's devices. */
 export class AppPolicyService {
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly users: UserService,
+    private readonly repo: AppPolicyRepository,
+    private readonly access: AccessService,
     private readonly devices: DeviceService,
   ) {}
 
-  private mappings(managedUserId: string) {
-    return this.db
-      .selectFrom('device_mapping')
-      .innerJoin('agent_device', 'agent_device.system_id', 'device_mapping.system_id')
-      .select([
-        'device_mapping.system_id',
-        'device_mapping.linux_username',
-        'agent_device.hostname',
-        'agent_device.display_name',
-        'agent_device.platform',
-        'agent_device.status',
-      ])
-      .where('device_mapping.managed_user_id', '=', managedUserId)
-      .execute();
-  }
-
   async get(actor: SessionAuth, managedUserId: string): Promise<AppPolicyView> {
-    await this.users.requireChild(actor, managedUserId, 'view');
+    await this.access.requireChild(actor, managedUserId, 'view');
     return this.view(managedUserId);
   }
 
   private async view(managedUserId: string): Promise<AppPolicyView> {
-    const policy = await this.db
-      .selectFrom('app_policy')
-      .selectAll()
-      .where('managed_user_id', '=', managedUserId)
-      .executeTakeFirst();
-    const sync = await this.db
-      .selectFrom('app_policy_sync')
-      .selectAll()
-      .where('managed_user_id', '=', managedUserId)
-      .execute();
-    const mappings = await this.mappings(managedUserId);
+    const policy = await this.repo.policyOf(managedUserId);
+    const sync = await this.repo.syncOf(managedUserId);
+    const mappings = await this.repo.mappingsOf(managedUserId);
     return {
       managed_user_id: managedUserId,
       version: Number(policy?.version ?? 0),
@@ -83,7 +58,7 @@ export class AppPolicyService {
 
   /** PUT replaces the rules, bumps the version and pushes it to each mapped device (queued while offline). */
   async put(actor: SessionAuth, managedUserId: string, body: AppPolicyBody): Promise<AppPolicyView> {
-    await this.users.requireChild(actor, managedUserId, 'manage');
+    await this.access.requireChild(actor, managedUserId, 'manage');
     const seen = new Set<string>();
     for (const [i, rule] of body.rules.entries()) {
       const platform =
@@ -109,36 +84,15 @@ export class AppPolicyService {
       seen.add(k);
     }
     const at = nowIso();
-    const version = await this.db.transaction().execute(async (trx) => {
-      const current = await trx
-        .selectFrom('app_policy')
-        .select('version')
-        .where('managed_user_id', '=', managedUserId)
-        .executeTakeFirst();
-      const currentVersion = Number(current?.version ?? 0);
-      if (body.version !== undefined && body.version !== currentVersion) {
-        throw conflict(`The policy changed meanwhile (now version ${currentVersion}); reload and try again.`);
-      }
-      const next = currentVersion + 1;
-      const rules = JSON.stringify(body.rules);
-      await trx
-        .insertInto('app_policy')
-        .values({
-          managed_user_id: managedUserId,
-          version: next,
-          rules,
-          updated_at: at,
-          updated_by: actor.parentId,
-        })
-        .onConflict((oc) =>
-          oc
-            .column('managed_user_id')
-            .doUpdateSet({ version: next, rules, updated_at: at, updated_by: actor.parentId }),
-        )
-        .execute();
-      return next;
+    const saved = await this.repo.replaceRules(managedUserId, JSON.stringify(body.rules), {
+      at,
+      by: actor.parentId,
+      expected: body.version,
     });
-    for (const m of await this.mappings(managedUserId)) {
+    if (!saved.saved)
+      throw conflict(`The policy changed meanwhile (now version ${saved.current}); reload and try again.`);
+    const version = saved.version;
+    for (const m of await this.repo.mappingsOf(managedUserId)) {
       if (m.status !== 'approved') continue;
       await this.recordSync(managedUserId, m.system_id, version, 'pending', null);
       const args = {
@@ -185,20 +139,13 @@ export class AppPolicyService {
     );
   }
 
-  private async recordSync(
+  private recordSync(
     managedUserId: string,
     systemId: string,
     version: number,
-    status: 'pending' | 'synced' | 'failed',
+    status: SyncStatus,
     error: string | null,
-  ) {
-    const at = nowIso();
-    await this.db
-      .insertInto('app_policy_sync')
-      .values({ managed_user_id: managedUserId, system_id: systemId, version, status, error, updated_at: at })
-      .onConflict((oc) =>
-        oc.columns(['managed_user_id', 'system_id']).doUpdateSet({ version, status, error, updated_at: at }),
-      )
-      .execute();
+  ): Promise<void> {
+    return this.repo.recordSync(managedUserId, systemId, version, status, error, nowIso());
   }
 }

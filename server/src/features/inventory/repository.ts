@@ -6,6 +6,11 @@ export type AppRow = DeviceInstalledApplicationTable;
 export class InventoryRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Runs `work` in one transaction, with a repository bound to it. */
+  transaction<T>(work: (repo: InventoryRepository) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new InventoryRepository(trx)));
+  }
+
   reportOf(systemId: string, linuxUsername: string) {
     return this.db
       .selectFrom('installed_apps_report')

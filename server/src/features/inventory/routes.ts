@@ -3,71 +3,52 @@ import {
   AppPolicyView,
   ChildInventoryView,
   DeviceInventoryView,
-  ErrorBody,
   RefreshView,
   SystemIdParams,
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
-import { requireSession } from '../../platform/access.js';
 import { notFound } from '../../platform/errors.js';
+import { errorBodies, IdParams, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
 const tags = ['installed-apps'];
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const errors = errorBodies(400, 401, 403, 404, 409);
 
 export function inventoryRoutes(app: HearthApp, { inventory, appPolicy }: Services): void {
-  app.get(
+  const parent = routeGroup(app, { access: 'session', tags, errors });
+  parent.get(
     '/api/devices/:system_id/installed-apps',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: "A device's installed applications",
-        params: SystemIdParams,
-        querystring: Type.Object(
-          { linux_username: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
-          { additionalProperties: false },
-        ),
-        response: { 200: DeviceInventoryView, ...errors },
-      },
-    },
-    async (request) =>
-      inventory.deviceInventory(
-        requireSession(request),
-        request.params.system_id,
-        request.query.linux_username,
+      summary: "A device's installed applications",
+      params: SystemIdParams,
+      querystring: Type.Object(
+        { linux_username: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+        { additionalProperties: false },
       ),
+      reply: DeviceInventoryView,
+    },
+    (actor, request) =>
+      inventory.deviceInventory(actor, request.params.system_id, request.query.linux_username),
   );
-
-  app.get(
+  parent.get(
     '/api/managed-users/:id/installed-apps',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: "The union of a child's apps across their devices",
-        params: IdParams,
-        response: { 200: ChildInventoryView, ...errors },
-      },
+      summary: "The union of a child's apps across their devices",
+      params: IdParams,
+      reply: ChildInventoryView,
     },
-    async (request) => inventory.childInventory(requireSession(request), request.params.id),
+    (actor, request) => inventory.childInventory(actor, request.params.id),
   );
-
-  app.post(
+  parent.post(
     '/api/devices/:system_id/installed-apps/refresh',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Ask the agent to rescan now (queued while the device is offline)',
-        params: SystemIdParams,
-        response: { 202: RefreshView, ...errors },
-      },
+      summary: 'Ask the agent to rescan now (queued while the device is offline)',
+      params: SystemIdParams,
+      reply: RefreshView,
+      status: 202,
     },
-    async (request, reply) =>
-      reply.code(202).send(await inventory.refresh(requireSession(request), request.params.system_id)),
+    (actor, request) => inventory.refresh(actor, request.params.system_id),
   );
 
   app.get(
@@ -95,32 +76,24 @@ export function inventoryRoutes(app: HearthApp, { inventory, appPolicy }: Servic
     },
   );
 
-  app.get(
+  const policy = routeGroup(app, { access: 'session', tags: ['app-policy'], errors });
+  policy.get(
     '/api/managed-users/:id/app-policy',
     {
-      config: { access: 'session' },
-      schema: {
-        tags: ['app-policy'],
-        summary: "A child's application rules and each device's sync state",
-        params: IdParams,
-        response: { 200: AppPolicyView, ...errors },
-      },
+      summary: "A child's application rules and each device's sync state",
+      params: IdParams,
+      reply: AppPolicyView,
     },
-    async (request) => appPolicy.get(requireSession(request), request.params.id),
+    (actor, request) => appPolicy.get(actor, request.params.id),
   );
-
-  app.put(
+  policy.put(
     '/api/managed-users/:id/app-policy',
     {
-      config: { access: 'session' },
-      schema: {
-        tags: ['app-policy'],
-        summary: 'Replace the rules (send the version you read to avoid overwriting a newer one)',
-        params: IdParams,
-        body: AppPolicyBody,
-        response: { 200: AppPolicyView, ...errors },
-      },
+      summary: 'Replace the rules (send the version you read to avoid overwriting a newer one)',
+      params: IdParams,
+      body: AppPolicyBody,
+      reply: AppPolicyView,
     },
-    async (request) => appPolicy.put(requireSession(request), request.params.id, request.body),
+    (actor, request) => appPolicy.put(actor, request.params.id, request.body),
   );
 }

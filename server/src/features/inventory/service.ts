@@ -1,18 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { AppIconReportMessage, InstalledApp, InstalledAppsReportMessage } from '@hearth/protocol';
 import { MAX_ICON_BYTES } from '@hearth/protocol';
-import type { Kysely } from 'kysely';
 import type { AuthenticatedDevice } from '../../agent-channel/types.js';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import { sha256Hex } from '../../platform/crypto.js';
-import type { Database } from '../../platform/db/schema.js';
 import { conflict } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
+import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
-import type { UserService } from '../users/service.js';
 import { ReportAssembler } from './assembler.js';
-import { type AppRow, InventoryRepository } from './repository.js';
+import type { AppRow, InventoryRepository } from './repository.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 export const HASH_PATTERN = /^[0-9a-f]{64}$/;
@@ -53,16 +51,13 @@ export function reportHash(username: string, apps: InstalledApp[]): string {
  */
 export class InventoryService {
   readonly assembler = new ReportAssembler();
-  private readonly repo: InventoryRepository;
 
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly users: UserService,
+    private readonly repo: InventoryRepository,
+    private readonly access: AccessService,
     private readonly devices: DeviceService,
     private readonly events: EventPublisher,
-  ) {
-    this.repo = new InventoryRepository(db);
-  }
+  ) {}
 
   async onReportChunk(device: AuthenticatedDevice, message: InstalledAppsReportMessage): Promise<void> {
     const ack = (fields: Record<string, unknown>) =>
@@ -105,8 +100,7 @@ export class InventoryService {
     }
 
     const at = nowIso();
-    const counts = await this.db.transaction().execute(async (trx) => {
-      const repo = new InventoryRepository(trx);
+    const counts = await this.repo.transaction(async (repo) => {
       const existing = new Map((await repo.appsOf(device.systemId, username)).map((r) => [key(r), r]));
       const changed: AppRow[] = [];
       for (const app of apps) {
@@ -181,7 +175,7 @@ export class InventoryService {
   }
 
   async deviceInventory(actor: SessionAuth, systemId: string, linuxUsername?: string) {
-    const device = await this.devices.requireDevice(actor, systemId, 'view');
+    const device = await this.devices.loadDevice(actor, systemId, 'view');
     const rows = await this.repo.deviceApps(systemId, linuxUsername);
     const report = linuxUsername ? await this.repo.reportOf(systemId, linuxUsername) : null;
     return {
@@ -209,7 +203,7 @@ export class InventoryService {
 
   /** One entry per (identifier, match_type) across the child's devices, with the devices that have it. */
   async childInventory(actor: SessionAuth, managedUserId: string) {
-    await this.users.requireChild(actor, managedUserId, 'view');
+    await this.access.requireChild(actor, managedUserId, 'view');
     const rows = await this.repo.childApps(managedUserId);
     const items = new Map<
       string,
@@ -256,7 +250,7 @@ export class InventoryService {
   }
 
   async refresh(actor: SessionAuth, systemId: string) {
-    const device = await this.devices.requireDevice(actor, systemId, 'view');
+    const device = await this.devices.loadDevice(actor, systemId, 'view');
     if (device.status !== 'approved') throw conflict('The device is not approved.');
     const outcome = await this.devices.command(systemId, 'refresh_installed_apps', {});
     return { queued: true, delivered: outcome.delivered };

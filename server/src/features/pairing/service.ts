@@ -3,13 +3,10 @@ import { createReadStream, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type PairingConfig, type ProvisioningConfig, WS_PATH } from '@hearth/protocol';
-import type { Kysely } from 'kysely';
 import QRCode from 'qrcode';
 import type { Config } from '../../config.js';
-import type { Database } from '../../platform/db/schema.js';
 import { HttpError, notFound } from '../../platform/errors.js';
-
-import { HouseholdRepository } from '../household/repository.js';
+import type { HouseholdRepository } from '../household/repository.js';
 
 export const ARTIFACTS = {
   apk: { file: 'hearth-agent.apk', type: 'application/vnd.android.package-archive', what: 'Android agent' },
@@ -24,7 +21,7 @@ export class PairingService {
   private checksum: { key: string; value: string } | null = null;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly households: HouseholdRepository,
     private readonly config: Config,
   ) {}
 
@@ -38,7 +35,7 @@ export class PairingService {
   }
 
   async pairingConfig(householdId: string, requestOrigin: string): Promise<PairingConfig> {
-    const household = await new HouseholdRepository(this.db).getHousehold(householdId);
+    const household = await this.households.getHousehold(householdId);
     if (!household) throw notFound('The household');
     const serverUrl = this.serverUrl(requestOrigin);
     const wsUrl = `${serverUrl.replace(/^http/, 'ws')}${WS_PATH}`;

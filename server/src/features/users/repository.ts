@@ -1,8 +1,55 @@
 import type { Kysely } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
 import type { Database, DeviceMappingTable, ManagedUserTable } from '../../platform/db/schema.js';
 
+export type ChildWithMappingRow = Pick<
+  ManagedUserTable,
+  'id' | 'name' | 'overlay_age_tier' | 'overlay_parent_note' | 'created_at'
+> & {
+  mapping_id: string | null;
+  system_id: string | null;
+  linux_username: string | null;
+  hostname: string | null;
+  platform: string | null;
+};
+
 export class UserRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+  // The children list is the dashboard's most frequent read: prepared, one statement for a household.
+  private readonly householdChildren: Prepared<'household', ChildWithMappingRow>;
+
+  constructor(database: Db) {
+    this.db = database.kysely;
+    this.householdChildren = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('managed_user as u')
+        .leftJoin('device_mapping as m', 'm.managed_user_id', 'u.id')
+        .leftJoin('agent_device as d', 'd.system_id', 'm.system_id')
+        .select([
+          'u.id',
+          'u.name',
+          'u.overlay_age_tier',
+          'u.overlay_parent_note',
+          'u.created_at',
+          'm.id as mapping_id',
+          'm.system_id',
+          'm.linux_username',
+          'd.hostname',
+          'd.platform',
+        ])
+        .where('u.household_id', '=', p('household'))
+        .orderBy('u.created_at', 'desc')
+        .orderBy('u.id', 'desc')
+        .orderBy('m.created_at', 'asc')
+        .orderBy('m.id', 'asc'),
+    );
+  }
+
+  /** Children with their mappings in one statement: one row per mapping (or one for a child without). */
+  childrenWithMappings(householdId: string): Promise<ChildWithMappingRow[]> {
+    return this.householdChildren.all({ household: householdId });
+  }
 
   async insert(row: ManagedUserTable): Promise<void> {
     await this.db.insertInto('managed_user').values(row).execute();
@@ -18,7 +65,7 @@ export class UserRepository {
   }
 
   /** Children of the household, newest first; `onlyIds` narrows to the ones a member may see. */
-  list(householdId: string, onlyIds?: string[]) {
+  list(householdId: string, onlyIds?: string[] | null) {
     let q = this.db
       .selectFrom('managed_user')
       .select(['id', 'name', 'overlay_age_tier', 'overlay_parent_note', 'created_at'])
@@ -49,26 +96,6 @@ export class UserRepository {
     },
   ): Promise<void> {
     await this.db.updateTable('managed_user').set(changes).where('id', '=', id).execute();
-  }
-
-  /** Permission of one member parent on one child, if any. */
-  permission(parentId: string, managedUserId: string) {
-    return this.db
-      .selectFrom('parent_child_permission')
-      .select(['can_view', 'can_manage_policies'])
-      .where('parent_id', '=', parentId)
-      .where('managed_user_id', '=', managedUserId)
-      .executeTakeFirst();
-  }
-
-  async viewableIds(parentId: string): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('parent_child_permission')
-      .select('managed_user_id')
-      .where('parent_id', '=', parentId)
-      .where((eb) => eb.or([eb('can_view', '=', 1), eb('can_manage_policies', '=', 1)]))
-      .execute();
-    return rows.map((r) => r.managed_user_id);
   }
 
   mappingsOf(userIds: string[]) {

@@ -1,7 +1,6 @@
 import {
   AddMappingBody,
   CreateUserBody,
-  ErrorBody,
   Items,
   ManagedUserView,
   MappingView,
@@ -14,12 +13,12 @@ import {
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireSession } from '../../platform/access.js';
+import { errorBodies, IdParams, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
 const tags = ['users'];
-const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 409: ErrorBody };
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const errors = errorBodies(400, 401, 403, 404, 409);
 const UserIdParams = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /** Form posts from a browser get a redirect; API clients that send or accept JSON get JSON. */
@@ -30,40 +29,31 @@ export function wantsJson(request: FastifyRequest): boolean {
 }
 
 export function userRoutes(app: HearthApp, { users }: Services): void {
-  app.get(
+  const parent = routeGroup(app, { access: 'session', tags, errors });
+  parent.get(
     '/api/users',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Children the parent may see, newest first',
-        response: { 200: Items(ManagedUserView), 401: ErrorBody },
-      },
+      summary: 'Children the parent may see, newest first',
+      reply: Items(ManagedUserView),
+      errors: errorBodies(401),
     },
-    async (request) => ({ items: await users.list(requireSession(request)) }),
+    async (actor) => ({ items: await users.list(actor) }),
   );
-
-  app.get(
+  parent.get(
     '/api/user/:id',
-    {
-      config: { access: 'session' },
-      schema: { tags, summary: 'One child', params: IdParams, response: { 200: ManagedUserView, ...errors } },
-    },
-    async (request) => users.get(requireSession(request), request.params.id),
+    { summary: 'One child', params: IdParams, reply: ManagedUserView },
+    (actor, request) => users.get(actor, request.params.id),
   );
-
-  app.post(
+  parent.post(
     '/api/user/create',
     {
-      config: { access: 'session:admin' },
-      schema: {
-        tags,
-        summary: 'Create a child (JSON)',
-        body: CreateUserBody,
-        response: { 201: ManagedUserView, ...errors },
-      },
+      access: 'session:admin',
+      summary: 'Create a child (JSON)',
+      body: CreateUserBody,
+      reply: ManagedUserView,
+      status: 201,
     },
-    async (request, reply) => reply.code(201).send(await users.create(requireSession(request), request.body)),
+    (actor, request) => users.create(actor, request.body),
   );
 
   app.post(
@@ -103,64 +93,37 @@ export function userRoutes(app: HearthApp, { users }: Services): void {
     },
   );
 
-  app.get(
+  parent.get(
     '/users/validate/:id',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Check every mapping of the child',
-        params: IdParams,
-        response: { 200: ValidationView, ...errors },
-      },
-    },
-    async (request) => users.validate(requireSession(request), request.params.id),
+    { summary: 'Check every mapping of the child', params: IdParams, reply: ValidationView },
+    (actor, request) => users.validate(actor, request.params.id),
   );
-
-  app.patch(
+  parent.patch(
     '/managed-users/:user_id/overlay',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Set the Hearth Space age tier and parent note (null clears)',
-        params: UserIdParams,
-        body: OverlayBody,
-        response: { 200: OverlayView, ...errors },
-      },
+      summary: 'Set the Hearth Space age tier and parent note (null clears)',
+      params: UserIdParams,
+      body: OverlayBody,
+      reply: OverlayView,
     },
-    async (request) => users.updateOverlay(requireSession(request), request.params.user_id, request.body),
+    (actor, request) => users.updateOverlay(actor, request.params.user_id, request.body),
   );
-
-  app.get(
+  parent.get(
     '/api/user/:id/usage',
-    {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: "Today's usage snapshot",
-        params: IdParams,
-        response: { 200: UsageView, ...errors },
-      },
-    },
-    async (request) => users.usage(requireSession(request), request.params.id),
+    { summary: "Today's usage snapshot", params: IdParams, reply: UsageView },
+    (actor, request) => users.usage(actor, request.params.id),
   );
-
-  app.get(
+  parent.get(
     '/api/user/:id/stats',
     {
-      config: { access: 'session' },
-      schema: {
-        tags,
-        summary: 'Daily usage over recent days',
-        params: IdParams,
-        querystring: Type.Object(
-          { days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 7 })) },
-          { additionalProperties: false },
-        ),
-        response: { 200: StatsView, ...errors },
-      },
+      summary: 'Daily usage over recent days',
+      params: IdParams,
+      querystring: Type.Object(
+        { days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 7 })) },
+        { additionalProperties: false },
+      ),
+      reply: StatsView,
     },
-    async (request) => users.stats(requireSession(request), request.params.id, request.query.days ?? 7),
+    (actor, request) => users.stats(actor, request.params.id, request.query.days ?? 7),
   );
 }

@@ -10,19 +10,15 @@ import type {
 } from '@hearth/protocol';
 
 import type { AgentChannel } from '../../agent-channel/channel.js';
-import { isAdmin, type SessionAuth } from '../../platform/access.js';
+import type { SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
-import type { Db } from '../../platform/db/database.js';
-import { Prepared } from '../../platform/db/prepared.js';
 import type { ManagedUserTable } from '../../platform/db/schema.js';
-
-import { conflict, forbidden, notFound } from '../../platform/errors.js';
+import { conflict, notFound } from '../../platform/errors.js';
 import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
-import { DeviceRepository, parseLinuxUsers } from '../devices/repository.js';
-import { UserRepository } from './repository.js';
-
-export type ChildNeed = 'view' | 'manage';
+import type { AccessService, ChildNeed } from '../access/service.js';
+import { type DeviceRepository, parseLinuxUsers } from '../devices/repository.js';
+import type { UserRepository } from './repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -32,90 +28,38 @@ function cleanNote(note: string | null | undefined): string | null | undefined {
   return trimmed === '' ? null : trimmed;
 }
 
-type ChildWithMappingRow = Pick<
-  ManagedUserTable,
-  'id' | 'name' | 'overlay_age_tier' | 'overlay_parent_note' | 'created_at'
-> & {
-  mapping_id: string | null;
-  system_id: string | null;
-  linux_username: string | null;
-  hostname: string | null;
-  platform: string | null;
-};
-
 export class UserService {
-  private readonly users: UserRepository;
-  private readonly devices: DeviceRepository;
-  // The children list is the dashboard's most frequent read: prepared, two statements for a household.
-  /** Children with their mappings in one statement: one row per mapping (or one for a child without). */
-  private readonly householdChildren: Prepared<'household', ChildWithMappingRow>;
   /** Every child of a household with mappings, as owners and admins see it (read-only: never mutate). */
   private readonly cachedChildren: CacheSpace<ManagedUserView[]>;
 
   constructor(
-    database: Db,
+    private readonly users: UserRepository,
+    private readonly devices: DeviceRepository,
+    private readonly access: AccessService,
     private readonly hub: Pick<AgentChannel, 'isOnline'>,
     private readonly cache: ReadCache,
   ) {
     this.cachedChildren = cache.space('children');
-    const db = database.kysely;
-    this.users = new UserRepository(db);
-    this.devices = new DeviceRepository(db);
-    this.householdChildren = new Prepared(database, (k, p) =>
-      k
-        .selectFrom('managed_user as u')
-        .leftJoin('device_mapping as m', 'm.managed_user_id', 'u.id')
-        .leftJoin('agent_device as d', 'd.system_id', 'm.system_id')
-        .select([
-          'u.id',
-          'u.name',
-          'u.overlay_age_tier',
-          'u.overlay_parent_note',
-          'u.created_at',
-          'm.id as mapping_id',
-          'm.system_id',
-          'm.linux_username',
-          'd.hostname',
-          'd.platform',
-        ])
-        .where('u.household_id', '=', p('household'))
-        .orderBy('u.created_at', 'desc')
-        .orderBy('u.id', 'desc')
-        .orderBy('m.created_at', 'asc')
-        .orderBy('m.id', 'asc'),
-    );
   }
 
-  /**
-   * The child if the parent may see it (404 otherwise, exactly like a missing child) and 403 when a
-   * member may see it but not change its policies.
-   */
-  async requireChild(actor: SessionAuth, id: string, need: ChildNeed): Promise<ManagedUserTable> {
+  /** The child's row once the parent may use it (see AccessService.requireChild for the answers). */
+  private async loadChild(actor: SessionAuth, id: string, need: ChildNeed): Promise<ManagedUserTable> {
+    await this.access.requireChild(actor, id, need);
     const child = await this.users.get(actor.householdId, id);
     if (!child) throw notFound('The child');
-    if (isAdmin(actor.role)) return child;
-    const perm = await this.users.permission(actor.parentId, id);
-    if (!perm || (!perm.can_view && !perm.can_manage_policies)) throw notFound('The child');
-    if (need === 'manage' && !perm.can_manage_policies) {
-      throw forbidden('You can see this child but not change their settings; ask the household owner.');
-    }
     return child;
   }
 
-  /** Children a member may see (owners and admins see all; ask isAdmin first). */
-  viewableIds(actor: SessionAuth): Promise<string[]> {
-    return this.users.viewableIds(actor.parentId);
-  }
-
   async list(actor: SessionAuth): Promise<ManagedUserView[]> {
-    if (isAdmin(actor.role)) {
+    const visible = await this.access.visibleChildIds(actor);
+    if (visible === null) {
       const household = actor.householdId;
       return this.cachedChildren.load(household, async () => ({
         value: await this.readHouseholdChildren(household),
         tags: [cacheTags.children(household)],
       }));
     }
-    const rows = await this.users.list(actor.householdId, await this.users.viewableIds(actor.parentId));
+    const rows = await this.users.list(actor.householdId, visible);
     const mappings = await this.users.mappingsOf(rows.map((r) => r.id));
     const byUser = new Map<string, ManagedUserView['mappings']>();
     for (const m of mappings) {
@@ -140,7 +84,7 @@ export class UserService {
 
   private async readHouseholdChildren(householdId: string): Promise<ManagedUserView[]> {
     const views: ManagedUserView[] = [];
-    for (const row of await this.householdChildren.all({ household: householdId })) {
+    for (const row of await this.users.childrenWithMappings(householdId)) {
       let view = views[views.length - 1];
       if (view?.id !== row.id) {
         view = {
@@ -166,7 +110,7 @@ export class UserService {
   }
 
   async get(actor: SessionAuth, id: string): Promise<ManagedUserView> {
-    const child = await this.requireChild(actor, id, 'view');
+    const child = await this.loadChild(actor, id, 'view');
     const mappings = await this.users.mappingsOf([id]);
     return {
       id: child.id,
@@ -206,7 +150,7 @@ export class UserService {
   }
 
   async updateOverlay(actor: SessionAuth, id: string, body: OverlayBody) {
-    const child = await this.requireChild(actor, id, 'manage');
+    const child = await this.loadChild(actor, id, 'manage');
     const changes: Partial<Pick<ManagedUserTable, 'overlay_age_tier' | 'overlay_parent_note'>> = {};
     if (body.overlay_age_tier !== undefined) changes.overlay_age_tier = body.overlay_age_tier;
     const note = cleanNote(body.overlay_parent_note);
@@ -224,7 +168,7 @@ export class UserService {
   }
 
   async addMapping(actor: SessionAuth, userId: string, body: AddMappingBody): Promise<MappingView> {
-    await this.requireChild(actor, userId, 'manage');
+    await this.access.requireChild(actor, userId, 'manage');
     const device = await this.devices.get(actor.householdId, body.system_id);
     if (!device) throw notFound('The device');
     const linuxUsername = body.linux_username.trim();
@@ -263,7 +207,7 @@ export class UserService {
   }
 
   async validate(actor: SessionAuth, userId: string): Promise<ValidationView> {
-    await this.requireChild(actor, userId, 'view');
+    await this.access.requireChild(actor, userId, 'view');
     const mappings = await this.users.mappingsOf([userId]);
     const items = mappings.map((m) => {
       const problems: string[] = [];
@@ -282,7 +226,7 @@ export class UserService {
   }
 
   async usage(actor: SessionAuth, userId: string): Promise<UsageView> {
-    await this.requireChild(actor, userId, 'view');
+    await this.access.requireChild(actor, userId, 'view');
     const mappings = await this.users.mappingsOf([userId]);
     const today = utcDay();
     const rows = await this.users.usageOn(mappings, today, today);
@@ -306,7 +250,7 @@ export class UserService {
   }
 
   async stats(actor: SessionAuth, userId: string, days: number): Promise<StatsView> {
-    await this.requireChild(actor, userId, 'view');
+    await this.access.requireChild(actor, userId, 'view');
     const mappings = await this.users.mappingsOf([userId]);
     const now = Date.now();
     const dates = Array.from({ length: days }, (_, i) => utcDay(new Date(now - (days - 1 - i) * DAY_MS)));
