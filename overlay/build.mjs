@@ -58,7 +58,7 @@ if (script.includes('<!--'))
 // The sheet is kept in a few files by part of the page; they are one stylesheet, in this order.
 const sheet = ['base.css', 'card.css', 'activities.css']
   .map((file) => readFileSync(path.join(here, 'src/styles', file), 'utf8'))
-  .join('');
+  .join('\n');
 const css = await esbuild.transform(sheet, {
   loader: 'css',
   minify: true,
