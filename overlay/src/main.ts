@@ -11,7 +11,7 @@ import { createSketchpad, type Sketchpad } from './sketchpad.ts';
 import { showStatus } from './status.ts';
 import { createTalk } from './talk.ts';
 
-/** DESIGN §1: the page is "Hearth Space"; the youngest children see "Cozy Corner". */
+/** The page is "Hearth Space"; the youngest children (under8) see the friendlier "Cozy Corner". */
 const productName = (tier: AgeTier): string => (tier === 'under8' ? 'Cozy Corner' : 'Hearth Space');
 
 interface HearthWindow {
@@ -138,7 +138,7 @@ function start(): void {
     renderAction(reason, tier);
   }
 
-  // The Android activity calls these after the page has loaded (DESIGN §7); each re-renders the page.
+  // The Android activity calls these after the page has loaded (overlay/README.md); each re-renders the page.
   const w = window as unknown as HearthWindow;
   w.setAge = (tier) => {
     state.tier = parseTier(tier);

@@ -5,7 +5,7 @@ import { icon } from './icons.ts';
 import type { Catalogue } from './locales/catalogue.ts';
 import { showStatus } from './status.ts';
 
-/** SPEC: the sign-up page checks again every 10 seconds, and whenever the tab comes back. */
+/** The sign-up page checks again every 10 seconds, and whenever the tab comes back. */
 export const SIGNUP_POLL_MS = 10_000;
 
 export interface SignupContext {

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type AGE_TIERS, type OVERLAY_REASONS, PLATFORMS } from './constants.js';
 
-/** Agent channel (WebSocket /ws), DESIGN §5. Every frame is one JSON object with a `type`. */
+/** Agent channel (WebSocket /ws; docs/protocol.md). Every frame is one JSON object with a `type`. */
 export const WS_PATH = '/ws';
 export const WS_MAX_FRAME_BYTES = 1024 * 1024;
 export const WS_HELLO_TIMEOUT_MS = 10_000;

@@ -3,7 +3,7 @@ import { DEVICE_STATUSES, PLATFORMS } from './constants.js';
 import { AlertView } from './rest/alerts.js';
 import { ApprovalView } from './rest/approvals.js';
 
-// The live stream of `GET /api/dashboard/events` (DESIGN §6): every kind the server sends and the
+// The live stream of `GET /api/dashboard/events`: every kind the server sends and the
 // shape of its `data`. The server publishes through this map and the web reads through it, so a
 // kind or field cannot drift between the two.
 

@@ -70,7 +70,7 @@ export interface Services {
   eventHub: EventHub;
   dashboard: DashboardService;
   worker: WorkerState;
-  /** Bearer requests per device per minute (DESIGN §8). */
+  /** Bearer requests per device per minute (600; over it, 429 with Retry-After). */
   limitDevice(systemId: string): Promise<number | null>;
   limitIp(key: string, max: number, windowMs: number): Promise<number | null>;
   close(): Promise<void>;

@@ -2,7 +2,7 @@ import type { LiveEventData, LiveEventKind } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bus } from './bus.js';
 
-/** A live event for a household's dashboards (DESIGN §6 "Live stream"). */
+/** A live event for a household's dashboards (kinds and data: protocol/src/live-events.ts). */
 export interface HouseholdEvent {
   /** Time-ordered: `<epoch ms, base 36>-<counter>`, so Last-Event-ID can resume on any instance. */
   id: string;

@@ -13,7 +13,7 @@ import type { HearthApp } from '../../types.js';
 
 const tags = ['alerts'];
 const errors = errorBodies(400, 401, 403, 404, 429);
-/** SPEC "Limits": 30 access requests per client IP per minute. */
+/** 30 access requests per client IP per minute, refused ones counted too. */
 export const ACCESS_REQUEST_LIMIT = { max: 30, windowMs: 60_000 };
 
 export function alertRoutes(app: HearthApp, { alerts }: Services): void {

@@ -4,9 +4,9 @@ import { invalidRequest } from '../../platform/errors.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 
 export const ONCE_GRANT_MS = 24 * 60 * 60 * 1000;
-/** SPEC "Platform availability": the extension with the Linux or Windows agent; not Android, not consoles. */
+/** Sign-up approvals need the extension beside a Linux or Windows agent; Android and consoles have neither. */
 const SIGNUP_PLATFORMS = new Set(['linux', 'windows']);
-/** SPEC "Versioning": sign-up approvals need agents at 0.57.0 or later. */
+/** 0.57.0 is the first version whose agents relay the extension's sign-up checks. */
 const SIGNUP_MIN_VERSION = '0.57.0';
 
 export function versionAtLeast(version: string | null | undefined, minimum: string): boolean {

@@ -23,8 +23,8 @@ interface SignupFacts {
 }
 
 /**
- * Sign-up approvals (SPEC "States and transitions"): the registration check and sign-up requests of
- * agents, and each mapping's enforcement toggle and grants.
+ * Sign-up approvals: the registration check and sign-up requests of agents, and each mapping's
+ * enforcement toggle and grants.
  */
 export class SignupService {
   // The registration check runs on every sign-up-looking page: its facts come from the cache, or
@@ -40,7 +40,7 @@ export class SignupService {
     this.cachedFacts = cache.space('signup');
   }
 
-  /** The registration check of SPEC "Registration check outcomes". */
+  /** Whether a child may sign up on a domain now, and whether a request is waiting for a parent. */
   async check(
     device: BearerDevice,
     domainInput: string,

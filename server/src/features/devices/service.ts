@@ -54,8 +54,8 @@ export class DeviceService {
   }
 
   /**
-   * SPEC "Authentication" 4: the device's row once the parent may do `need` with it (see
-   * AccessService.requireDeviceAccess for the answers).
+   * The device's row once the parent may do `need` with it (AccessService.requireDeviceAccess gives
+   * the answers; docs/architecture.md "One access module" the rule).
    */
   async loadDevice(actor: SessionAuth, systemId: string, need: DeviceNeed): Promise<DeviceRow> {
     await this.access.requireDeviceAccess(actor, systemId, need);

@@ -22,7 +22,7 @@ export type ChunkOutcome =
 /** At most this many reports may be half-received from one device at a time. */
 const REPORTS_IN_FLIGHT = 4;
 
-/** Checks one app against the platform's identifier rules (DESIGN §5). */
+/** Checks one app against the platform's identifier rules (docs/protocol.md, installed_apps_report). */
 export function appProblem(platform: string, app: InstalledApp): string | null {
   if (platform === 'android') {
     if (app.match_type !== 'package') return 'android apps use match_type "package"';

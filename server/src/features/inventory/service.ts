@@ -44,7 +44,7 @@ export function reportHash(username: string, apps: InstalledApp[]): string {
 }
 
 /**
- * Installed applications. The model follows SPEC: one row per (device, account, identifier,
+ * Installed applications, one row per (device, account, identifier,
  * match_type), no separate catalogue — at household scale the per-child union is a cheap grouping,
  * and a catalogue would add a join and a second write to every report. Icons are content-addressed
  * and shared.
