@@ -166,6 +166,18 @@ describe('object access', () => {
     assert.deepEqual((await access.visibleDeviceIds(member))?.sort(), ['d-shared', 'd-viewed']);
   });
 
+  test('a device row already read is checked like its id, and never passes for another household', async () => {
+    const member = actor('member');
+    const owner = actor('owner');
+    const row = (system_id: string, household_id = 'h1') => ({ system_id, household_id });
+    await access.requireLoadedDevice(owner, row('d-hidden'), 'admin');
+    await rejectsWith(access.requireLoadedDevice(owner, row('d-foreign', 'h2'), 'view'), 404, 'not_found');
+    await rejectsWith(access.requireLoadedDevice(member, row('d-hidden'), 'view'), 404, 'not_found');
+    await rejectsWith(access.requireLoadedDevice(member, row('d-viewed'), 'sensitive'), 403, 'forbidden');
+    await rejectsWith(access.requireLoadedDevice(member, row('d-shared'), 'admin'), 403, 'forbidden');
+    await access.requireLoadedDevice(member, row('d-shared'), 'sensitive');
+  });
+
   test('on a shared device a member controls only the accounts of children they manage', async () => {
     const accounts = ['vic', 'max', 'nobody'];
     assert.deepEqual([...(await access.checkAccounts(actor('member'), 'd-shared', accounts))], ['max']);

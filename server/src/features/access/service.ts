@@ -72,6 +72,20 @@ export class AccessService {
     if (need === 'sensitive' && level !== 'manage') throw forbidden(DEVICE_READ_ONLY);
   }
 
+  /**
+   * `requireDeviceAccess` for a device row its caller has already read: owners and admins of its
+   * household need no further read, which keeps a parent's device clicks at one query.
+   */
+  async requireLoadedDevice(
+    actor: SessionAuth,
+    device: { system_id: string; household_id: string },
+    need: DeviceNeed,
+  ): Promise<void> {
+    if (device.household_id !== actor.householdId) throw notFound('The device');
+    if (isAdmin(actor.role)) return;
+    await this.requireDeviceAccess(actor, device.system_id, need);
+  }
+
   /** The devices a member may see; null for owners and admins, who see every device. */
   async visibleDeviceIds(actor: SessionAuth): Promise<string[] | null> {
     return isAdmin(actor.role) ? null : this.repo.visibleDeviceIds(actor.parentId);

@@ -54,13 +54,13 @@ export class DeviceService {
   }
 
   /**
-   * The device's row once the parent may do `need` with it (AccessService.requireDeviceAccess gives
+   * The device's row once the parent may do `need` with it (AccessService.requireLoadedDevice gives
    * the answers; docs/architecture.md "One access module" the rule).
    */
   async loadDevice(actor: SessionAuth, systemId: string, need: DeviceNeed): Promise<DeviceRow> {
-    await this.access.requireDeviceAccess(actor, systemId, need);
     const device = await this.devices.get(actor.householdId, systemId);
     if (!device) throw notFound('The device');
+    await this.access.requireLoadedDevice(actor, device, need);
     return device;
   }
 
