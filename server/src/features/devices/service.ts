@@ -30,7 +30,7 @@ export class DeviceService {
     private readonly devices: DeviceRepository,
     private readonly tokens: DeviceTokenRepository,
     private readonly access: AccessService,
-    private readonly hub: AgentChannel,
+    private readonly channel: AgentChannel,
     private readonly queue: CommandQueue,
     private readonly events: EventPublisher,
     private readonly cache: ReadCache,
@@ -47,7 +47,7 @@ export class DeviceService {
       status: row.status,
       agent_version: row.agent_version,
       linux_users: parseLinuxUsers(row.linux_users),
-      online: this.hub.isOnline(row),
+      online: this.channel.isOnline(row),
       last_seen_at: row.last_seen_at,
       created_at: row.created_at,
     };
@@ -88,7 +88,7 @@ export class DeviceService {
     if (!(await this.devices.transition(systemId, ['pending'], changes)))
       throw conflict('This device is not waiting for a decision.');
     await this.cache.invalidate(cacheTags.device(systemId));
-    await this.hub.notifyDecision(systemId, 'approved');
+    await this.channel.notifyDecision(systemId, 'approved');
     this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'approved' });
     return { system_id: systemId, status: 'approved' };
   }
@@ -107,7 +107,7 @@ export class DeviceService {
       throw conflict('This device is not waiting for a decision.');
     }
     await this.cache.invalidate(cacheTags.device(systemId));
-    await this.hub.notifyDecision(systemId, 'rejected');
+    await this.channel.notifyDecision(systemId, 'rejected');
     this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'rejected' });
     return { system_id: systemId, status: 'rejected' };
   }
@@ -129,7 +129,7 @@ export class DeviceService {
     // The token stops working at once, on every instance.
     await this.cache.invalidate(cacheTags.device(systemId));
     await this.queue.enqueue(systemId, 'unenroll', {});
-    await this.hub.notifyDecision(systemId, 'unenrolled');
+    await this.channel.notifyDecision(systemId, 'unenrolled');
     this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'unenrolled' });
     return { system_id: systemId, status: 'unenrolled' };
   }
@@ -141,7 +141,7 @@ export class DeviceService {
     args: Record<string, unknown>,
     policy: QueuePolicy = queuePolicyFor(command),
   ): Promise<CommandOutcome & { data?: unknown; error?: unknown }> {
-    const result = await this.hub.rpc(systemId, command, args);
+    const result = await this.channel.rpc(systemId, command, args);
     if (result.status === 'ok') return { delivered: true, queued: false, data: result.data };
     if (result.status === 'error') return { delivered: true, queued: false, error: result.error ?? 'failed' };
     await this.queue.enqueue(systemId, command, args, policy);

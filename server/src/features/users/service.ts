@@ -36,7 +36,7 @@ export class UserService {
     private readonly users: UserRepository,
     private readonly devices: DeviceRepository,
     private readonly access: AccessService,
-    private readonly hub: Pick<AgentChannel, 'isOnline'>,
+    private readonly channel: Pick<AgentChannel, 'isOnline'>,
     private readonly cache: ReadCache,
   ) {
     this.cachedChildren = cache.space('children');
@@ -244,7 +244,7 @@ export class UserService {
       // Allowances arrive with weekly schedules; until a child has one there is no limit.
       limit_seconds: null,
       remaining_seconds: null,
-      online: mappings.some((m) => m.status !== null && this.hub.isOnline({ ...m, status: m.status })),
+      online: mappings.some((m) => m.status !== null && this.channel.isOnline({ ...m, status: m.status })),
       devices,
     };
   }
