@@ -7,6 +7,7 @@ import pg from 'pg';
 import pino from 'pino';
 import type { ChannelTimings } from '../src/agent-channel/types.js';
 import { type Config, loadConfig } from '../src/config.js';
+import { UsageRepository } from '../src/features/usage/repository.js';
 import { nowIso } from '../src/platform/clock.js';
 import { newId, sha256Hex } from '../src/platform/crypto.js';
 import type { AgentDeviceTable } from '../src/platform/db/schema.js';
@@ -302,16 +303,13 @@ export async function recordUsage(
   date: string,
   seconds: number,
 ) {
-  await server.services.db.kysely
-    .insertInto('usage_day')
-    .values({
-      system_id: systemId,
-      linux_username: linuxUsername,
-      date,
-      seconds_used: seconds,
-      updated_at: nowIso(),
-    })
-    .execute();
+  await new UsageRepository(server.services.db.kysely).recordUsage(
+    systemId,
+    linuxUsername,
+    date,
+    seconds,
+    nowIso(),
+  );
 }
 
 /** The household's enrollment token, read the way the admin UI does. */

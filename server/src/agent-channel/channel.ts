@@ -1,5 +1,4 @@
 import { CLOSE_CODES, HelloMessage, WS_SILENCE_LIMIT_MS } from '@hearth/protocol';
-import type { TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { WebSocket } from 'ws';
@@ -29,7 +28,6 @@ import {
   type CommandResult,
   DEFAULT_TIMINGS,
   type Decision,
-  type DisconnectedHandler,
   type Handshake,
   type HandshakeSocket,
 } from './types.js';
@@ -47,7 +45,6 @@ export class AgentChannel {
   private readonly unidentified = new Set<Connection>();
   private readonly messages = new MessageRegistry();
   private readonly answered: AnsweredHandler[] = [];
-  private readonly disconnected: DisconnectedHandler[] = [];
   private readonly presence: PresenceRepository;
   private readonly remote: RemoteCommands;
   private readonly liveness: Liveness;
@@ -84,22 +81,12 @@ export class AgentChannel {
     this.handshake = handshake;
   }
 
-  /** Features add agent message types here; frames that fail the schema get an error frame. */
-  on<T>(
-    type: string,
-    schema: TSchema,
-    handler: (device: AuthenticatedDevice, message: T) => Promise<unknown> | unknown,
-    onInvalid?: (device: AuthenticatedDevice, message: Record<string, unknown>, why: string) => void,
-  ): void {
+  /** Features add agent message types here (docs/protocol.md, "Adding an agent message"). */
+  readonly on: MessageRegistry['on'] = (type, schema, handler, onInvalid) =>
     this.messages.on(type, schema, handler, onInvalid);
-  }
 
   onAnswered(handler: AnsweredHandler): void {
     this.answered.push(handler);
-  }
-
-  onDisconnected(handler: DisconnectedHandler): void {
-    this.disconnected.push(handler);
   }
 
   isLocal(systemId: string): boolean {
@@ -256,7 +243,7 @@ export class AgentChannel {
     this.presence
       .markDisconnected(systemId, this.instanceId, nowIso())
       .catch((err) => this.log.warn({ err }, 'could not mark device offline'));
-    if (householdId) for (const handler of this.disconnected) handler(systemId, householdId);
+    if (householdId) this.handshake?.disconnected(systemId, householdId);
   }
 
   /** Sends a command to a socket held here and waits for its answer. */

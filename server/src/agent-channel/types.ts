@@ -43,9 +43,6 @@ export type AnsweredHandler = (
   result: CommandResult,
 ) => void;
 
-/** Told when a device's socket held here goes away (not at shutdown). */
-export type DisconnectedHandler = (systemId: string, householdId: string) => void;
-
 /** A parent's decision about a device, carried to the instance that holds its socket. */
 export type Decision = 'approved' | 'rejected' | 'unenrolled';
 
@@ -78,10 +75,13 @@ export interface HandshakeSocket {
 }
 
 /**
- * Decides what a hello means (paired, pending a parent, refused) and carries out a parent's decision
- * on the instance that holds the socket. The devices feature provides it.
+ * Decides what a hello means (paired, pending a parent, refused), carries out a parent's decision on
+ * the instance that holds the socket, and hears when a device's socket goes. The devices feature
+ * provides it.
  */
 export interface Handshake {
   hello(socket: HandshakeSocket, hello: HelloMessage): Promise<void>;
   decided(socket: HandshakeSocket, decision: Decision): Promise<void>;
+  /** A device's socket held here went away (not at shutdown). */
+  disconnected(systemId: string, householdId: string): void;
 }

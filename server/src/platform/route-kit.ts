@@ -1,9 +1,8 @@
 import { ErrorBody } from '@hearth/protocol';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyReply, FastifyRequest, preValidationHookHandler, RouteHandlerMethod } from 'fastify';
 import type { HearthApp } from '../types.js';
 import { type BearerDevice, requireDevice, requireSession, type SessionAuth } from './access.js';
-import { optionalBody } from './http.js';
 
 /** The `:id` of most object routes. */
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -37,8 +36,8 @@ export interface RouteShape<P extends TSchema, Q extends TSchema, B extends TSch
   /** Instead of the group's access. */
   access?: Caller;
   tags?: string[];
-  /** No body (or JSON null) validates as `{}`. */
-  bodyOptional?: boolean;
+  /** Runs before validation: `optionalBody` lets no body (or JSON null) validate as `{}`. */
+  preValidation?: preValidationHookHandler;
   ipLimit?: { max: number; windowMs: number };
 }
 
@@ -83,7 +82,7 @@ export function routeGroup<C extends Caller>(
         method,
         url,
         config: shape.ipLimit ? { access, ipLimit: shape.ipLimit } : { access },
-        ...(shape.bodyOptional ? { preValidation: optionalBody } : {}),
+        ...(shape.preValidation ? { preValidation: shape.preValidation } : {}),
         schema,
         handler: handler as RouteHandlerMethod,
       });

@@ -7,6 +7,7 @@ import {
   PruneBody,
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
+import { optionalBody } from '../../platform/http.js';
 import { errorBodies, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
@@ -70,7 +71,7 @@ export function alertRoutes(app: HearthApp, { alerts }: Services): void {
       summary: 'Delete alerts older than a number of days (default 30)',
       body: PruneBody,
       reply: Type.Object({ deleted: Type.Integer() }),
-      bodyOptional: true,
+      preValidation: optionalBody,
     },
     (actor, request) => alerts.prune(actor, request.body.older_than_days ?? 30),
   );

@@ -18,7 +18,7 @@ import {
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { requireDevice } from '../../platform/access.js';
+import { optionalBody } from '../../platform/http.js';
 import { errorBodies, IdParams, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
@@ -61,19 +61,15 @@ export function approvalRoutes(app: HearthApp, { approvals, signups, onlineAccou
       return view;
     },
   );
-  app.post(
+  agent.post(
     '/api/registration/log-login',
     {
-      config: { access: 'bearer' },
+      summary: 'Record a login seen by the extension (the password is never sent or kept)',
       preValidation: dropPasswordFields,
-      schema: {
-        tags: ['registration'],
-        summary: 'Record a login seen by the extension (the password is never sent or kept)',
-        body: LogLoginBody,
-        response: { 200: OnlineAccountView, ...errors },
-      },
+      body: LogLoginBody,
+      reply: OnlineAccountView,
     },
-    async (request) => onlineAccounts.logLogin(requireDevice(request), request.body),
+    (device, request) => onlineAccounts.logLogin(device, request.body),
   );
   agent.post(
     '/api/approvals/request',
@@ -104,7 +100,7 @@ export function approvalRoutes(app: HearthApp, { approvals, signups, onlineAccou
       params: IdParams,
       body: ApproveBody,
       reply: ApprovalView,
-      bodyOptional: true,
+      preValidation: optionalBody,
     },
     (actor, request) => approvals.approve(actor, request.params.id, request.body),
   );

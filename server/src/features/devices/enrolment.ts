@@ -191,9 +191,7 @@ export class Enrolment implements Handshake {
   }
 }
 
-/** Makes the devices feature the channel's handshake and has it report devices going offline. */
+/** Makes the devices feature the channel's handshake. */
 export function registerEnrolment(channel: AgentChannel, deps: EnrolmentDeps): void {
-  const enrolment = new Enrolment(deps);
-  channel.setHandshake(enrolment);
-  channel.onDisconnected((systemId, householdId) => enrolment.disconnected(systemId, householdId));
+  channel.setHandshake(new Enrolment(deps));
 }

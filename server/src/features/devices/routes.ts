@@ -10,6 +10,7 @@ import {
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
 import { requireDevice } from '../../platform/access.js';
+import { optionalBody } from '../../platform/http.js';
 import { errorBodies, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
@@ -47,7 +48,7 @@ export function deviceRoutes(app: HearthApp, { devices }: Services): void {
       ...one,
       body: ApproveDeviceBody,
       reply: DeviceDecision,
-      bodyOptional: true,
+      preValidation: optionalBody,
     },
     (actor, request) => devices.approve(actor, request.params.system_id, request.body),
   );
