@@ -8,16 +8,9 @@ import {
 import { useCallback, useState } from 'react';
 import { type ApiError, api, messageOf } from './client';
 import { keys } from './keys';
-import { type LiveData, useLiveHub } from './live';
+import { useLiveHub } from './live';
 import { getJson, sinceOpened, useResource } from './query';
 import type { AlertPage, AlertView, DashboardView } from './types';
-
-/** An alert from an event's data, when it has the shape of one. */
-export function asAlert(data: LiveData): AlertView | null {
-  return typeof data.id === 'string' && typeof data.kind === 'string' && typeof data.created_at === 'string'
-    ? (data as unknown as AlertView)
-    : null;
-}
 
 /**
  * Whether the signed-in parent sees this alert in lists: members see only alerts about children shared
@@ -80,7 +73,7 @@ export function useAcknowledge(): (alert: AlertView) => Promise<AlertView> {
     },
     onSuccess: (view) => {
       markReadInCache(cache, view);
-      hub.emit('alert_acknowledged', view as unknown as LiveData);
+      hub.emit('alert_acknowledged', view);
     },
     onSettled: () => {
       void cache.invalidateQueries({ queryKey: keys.unreadAlerts() });

@@ -6,7 +6,7 @@ import { useCallback, useState } from 'react';
 import { useSession } from '../session';
 import { type ApiError, api } from './client';
 import { keys } from './keys';
-import { type LiveData, useLiveEvent } from './live';
+import { useLiveEvent } from './live';
 import { useResource } from './query';
 import type { ItemList } from './types';
 
@@ -74,16 +74,6 @@ export function domainFromInput(input: string): string {
   return text.replace(/[/?#].*$/, '');
 }
 
-/** An approval request from an event's data, when it has the shape of one. */
-export function asApproval(data: LiveData): ApprovalView | null {
-  return typeof data.id === 'string' &&
-    typeof data.type === 'string' &&
-    typeof data.status === 'string' &&
-    typeof data.requested_at === 'string'
-    ? (data as unknown as ApprovalView)
-    : null;
-}
-
 /**
  * Whether the signed-in parent sees this request in lists: members see only requests about children
  * shared with them (the stream also sends them requests from unmapped accounts on those devices).
@@ -139,9 +129,8 @@ export function useApprovalFeed(filter: ApprovalFilter): ApprovalFeed {
     setDecidedHere((current) => new Map(current).set(view.id, view));
   }, []);
 
-  useLiveEvent(['approval_decided'], (data) => {
-    const approval = asApproval(data);
-    if (approval && approvalVisibleTo(isAdmin, approval)) record(approval);
+  useLiveEvent(['approval_decided'], (approval) => {
+    if (approvalVisibleTo(isAdmin, approval)) record(approval);
   });
 
   const { error, reload } = list;

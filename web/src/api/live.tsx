@@ -1,4 +1,4 @@
-import { LIVE_EVENT_KINDS, type LiveEventKind } from '@hearth/protocol';
+import { type AlertView, LIVE_EVENT_KINDS, type LiveEventData, type LiveEventKind } from '@hearth/protocol';
 import { type QueryKey, useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from 'react';
 import { api } from './client';
@@ -8,9 +8,11 @@ import { invalidatedBy } from './live-invalidation';
 export type LocalKind = 'alert_acknowledged';
 /** Kinds of change a component can follow. */
 export type LiveKind = LiveEventKind | LocalKind;
+/** The data of each kind: the server's as `@hearth/protocol` types it, and the tab's own. */
+export type LiveKindData = LiveEventData & { alert_acknowledged: AlertView };
 
-export type LiveData = Record<string, unknown>;
-type Handler = (data: LiveData, kind: LiveKind) => void;
+type LiveData = Record<string, unknown>;
+type Handler = (data: unknown, kind: LiveKind) => void;
 
 const EVENTS_PATH = '/api/dashboard/events';
 
@@ -37,7 +39,7 @@ export class LiveHub {
     };
   }
 
-  emit(kind: LiveKind, data: LiveData): void {
+  emit<K extends LiveKind>(kind: K, data: LiveKindData[K]): void {
     for (const handler of [...(this.handlers.get(kind) ?? [])]) handler(data, kind);
   }
 }
@@ -89,7 +91,7 @@ export function LiveProvider({ children }: { children: ReactNode }) {
           const data = parse((event as MessageEvent<string>).data);
           if (!data) return;
           invalidateSoon(invalidatedBy(kind, data, cache));
-          hub.emit(kind, data);
+          hub.emit(kind, data as LiveKindData[typeof kind]);
         });
       }
       current.onopen = () => {
@@ -125,7 +127,10 @@ export function useLiveHub(): LiveHub {
 }
 
 /** Calls `handler` with each event of the given kinds, as it arrives. */
-export function useLiveEvent(kinds: readonly LiveKind[], handler: (data: LiveData, kind: LiveKind) => void) {
+export function useLiveEvent<K extends LiveKind>(
+  kinds: readonly K[],
+  handler: (data: LiveKindData[K], kind: K) => void,
+) {
   const hub = useLiveHub();
   const latest = useRef(handler);
   useEffect(() => {
@@ -134,6 +139,8 @@ export function useLiveEvent(kinds: readonly LiveKind[], handler: (data: LiveDat
   const topic = kinds.join(' ');
   useEffect(() => {
     if (!topic) return;
-    return hub.on(topic.split(' ') as LiveKind[], (data, kind) => latest.current(data, kind));
+    return hub.on(topic.split(' ') as K[], (data, kind) =>
+      latest.current(data as LiveKindData[K], kind as K),
+    );
   }, [hub, topic]);
 }

@@ -2,7 +2,7 @@ import { Button, Group, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { asAlert, useAcknowledge, visibleTo } from '../api/alerts';
+import { useAcknowledge, visibleTo } from '../api/alerts';
 import { messageOf } from '../api/client';
 import { useLiveEvent } from '../api/live';
 import type { AlertView } from '../api/types';
@@ -117,9 +117,8 @@ export function AccessRequestNotifier() {
   // A request replayed after a reconnect pops up only once.
   const shown = useRef(new Set<string>());
 
-  useLiveEvent(['access_requested'], (data) => {
-    const alert = asAlert(data);
-    if (!alert || alert.acknowledged_at || !visibleTo(isAdmin, alert) || shown.current.has(alert.id)) return;
+  useLiveEvent(['access_requested'], (alert) => {
+    if (alert.acknowledged_at || !visibleTo(isAdmin, alert) || shown.current.has(alert.id)) return;
     shown.current.add(alert.id);
     notifications.show({
       id: notificationId(alert.id),
@@ -135,9 +134,7 @@ export function AccessRequestNotifier() {
     });
   });
 
-  useLiveEvent(['alert_acknowledged'], (data) => {
-    if (typeof data.id === 'string') notifications.hide(notificationId(data.id));
-  });
+  useLiveEvent(['alert_acknowledged'], (alert) => notifications.hide(notificationId(alert.id)));
 
   return null;
 }

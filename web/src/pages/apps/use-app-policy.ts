@@ -90,8 +90,8 @@ export function useAppPolicy(childId: string): AppPolicyState {
   const waiting = policy?.sync.some((s) => s.status === 'pending') ?? false;
 
   // The live table refreshes the rules on a device's news; a device coming online starts watching.
-  useLiveEvent(['device_status'], (data) => {
-    if (typeof data.system_id === 'string' && devices.has(data.system_id)) setWatching(Date.now());
+  useLiveEvent(['device_status'], ({ system_id }) => {
+    if (devices.has(system_id)) setWatching(Date.now());
   });
 
   useEffect(() => {
