@@ -15,7 +15,13 @@ import {
   waitForStatus,
 } from './helpers.ts';
 
-const outDir = path.join(repoRoot, 'docs', 'screenshots', 'overlay');
+// Beside the admin UI's: test-results/screenshots unless HEARTH_SCREENSHOTS_DIR says (npm run screenshots).
+const outDir = path.join(
+  process.env.HEARTH_SCREENSHOTS_DIR
+    ? path.resolve(process.env.HEARTH_SCREENSHOTS_DIR)
+    : path.join(repoRoot, 'test-results', 'screenshots'),
+  'overlay',
+);
 const DESKTOP = { width: 1920, height: 1080 };
 const PHONE = { width: 390, height: 844 };
 

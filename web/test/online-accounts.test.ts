@@ -21,12 +21,11 @@ import {
   type Owner,
   openPage,
   PHONE,
+  SCREENSHOTS,
   screenshot,
 } from './support.ts';
 
 const skip = browserSkipReason();
-
-const SCREENSHOTS = path.resolve(import.meta.dirname, '../../docs/screenshots');
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

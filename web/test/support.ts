@@ -14,7 +14,13 @@ import {
 
 const CHROMIUM = '/usr/bin/chromium';
 const root = path.resolve(import.meta.dirname, '../..');
-const SCREENSHOTS = path.join(root, 'docs', 'screenshots');
+/**
+ * Where screenshots go: `test-results/screenshots` (ignored by git), so `npm test` leaves the tree
+ * clean; `npm run screenshots` points HEARTH_SCREENSHOTS_DIR at `docs/screenshots` to refresh them.
+ */
+export const SCREENSHOTS = process.env.HEARTH_SCREENSHOTS_DIR
+  ? path.resolve(process.env.HEARTH_SCREENSHOTS_DIR)
+  : path.join(root, 'test-results', 'screenshots');
 
 /** `false` when the tests can run, else why not (for node:test's `skip`). */
 export function browserSkipReason(): string | false {
@@ -112,7 +118,7 @@ export async function closePage({ context, problems }: OpenPage): Promise<void> 
 }
 
 /**
- * Writes docs/screenshots/<name> of the whole page, without passing notifications unless
+ * Writes <SCREENSHOTS>/<name> of the whole page, without passing notifications unless
  * `notifications` keeps them (a picture of one is the point).
  */
 export async function screenshot(
