@@ -35,7 +35,7 @@ const colors = {
   gray: deepen('gray', 6, ['#5f666d', '#495057', '#343a40', '#212529']),
   red: deepen('red', 6, ['#e03131', '#d42a2a', '#c92a2a', '#a61e1e']),
   teal: deepen('teal', 7, ['#099268', '#087f5b', '#066649']),
-  yellow: deepen('yellow', 7, ['#c47800', '#a86400', '#8a5200']),
+  yellow: deepen('yellow', 7, ['#b86e00', '#9a5c00', '#804c00']),
   orange: deepen('orange', 8, ['#c94a0d', '#b93d0c']),
   lime: deepen('lime', 8, ['#5c940d', '#4a7a0a']),
   green: deepen('green', 8, ['#2b8a3e', '#237032']),

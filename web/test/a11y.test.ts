@@ -119,14 +119,16 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
     await server?.close();
   });
 
-  test('setup, sign-in and sign-up at desktop and phone width', async () => {
+  test('setup, sign-in and sign-up at desktop and phone width, and in the dark scheme', async () => {
     found.clear();
     for (const [width, viewport] of [
       ['desktop', DESKTOP],
       ['phone', PHONE],
+      ['dark', DESKTOP],
     ] as const) {
       const handle = await openPage(browser, server, { viewport });
       const { page } = handle;
+      if (width === 'dark') await page.emulateMedia({ colorScheme: 'dark' });
       await page.goto(`${server.url}/setup`);
       await settle(page);
       await check(page, `setup (${width})`);
@@ -140,9 +142,11 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
     for (const [width, viewport] of [
       ['desktop', DESKTOP],
       ['phone', PHONE],
+      ['dark', DESKTOP],
     ] as const) {
       const handle = await openPage(browser, server, { viewport });
       const { page } = handle;
+      if (width === 'dark') await page.emulateMedia({ colorScheme: 'dark' });
       await page.goto(`${server.url}/login`);
       await settle(page);
       await check(page, `sign-in (${width})`);
@@ -159,7 +163,7 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
     assert.equal(failures().size, 0, `axe found violations:\n${readable(failures())}`);
   });
 
-  test('every signed-in page, with its data, at desktop and phone width', async () => {
+  test('every signed-in page, with its data, at desktop and phone width, and in the dark scheme', async () => {
     found.clear();
     owner ??= await createOwner(server, 'maria', 'The Rivera family');
     const { ann, ben } = await createAnnAndBen(owner);
@@ -187,8 +191,23 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
     // Apps with icons, for the device's and the child's app pages.
     await sendIcon(laptop, FIREFOX_ICON);
     await sendIcon(laptop, GIMP_ICON);
-    await report(laptop, [app('Firefox', '128.0', FIREFOX_ICON), app('GIMP', '2.10', GIMP_ICON)], 'ann');
+    await report(
+      laptop,
+      [app('Firefox', '128.0', FIREFOX_ICON), app('GIMP', '2.10', GIMP_ICON), app('Krita', '5.2')],
+      'ann',
+    );
     await report(laptop, [app('Firefox', '128.0', FIREFOX_ICON), app('Tux Paint', '0.9')], 'ben');
+    // App rules, so the pressed rule buttons (filled, in their colours) are on the child's apps page.
+    const rules = await owner.client.request('PUT', `/api/managed-users/${ann.id}/app-policy`, {
+      json: {
+        rules: [
+          { identifier: '/usr/bin/firefox', match_type: 'executable', action: 'allow' },
+          { identifier: '/usr/bin/gimp', match_type: 'executable', action: 'block' },
+          { identifier: '/usr/bin/krita', match_type: 'executable', action: 'limit', daily_minutes: 30 },
+        ],
+      },
+    });
+    assert.equal(rules.status, 200, rules.text);
     // Sign-up approvals: one waiting, one approved (an allowed site and an online account), and
     // requests for more time and an app.
     const device = laptopRequests(server, laptop);

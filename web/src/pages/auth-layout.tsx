@@ -21,7 +21,7 @@ export function AuthLayout({
       <Stack w="100%" maw={440} gap="lg">
         <Stack align="center" gap={6}>
           <HearthMark size={52} />
-          <Text fw={700} size="lg" c="hearth.8">
+          <Text fw={700} size="lg" c="hearth">
             Hearth
           </Text>
         </Stack>
