@@ -97,16 +97,21 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
   let owner: Owner;
   const agents: SimAgent[] = [];
   const found = new Map<string, Violation[]>();
-  /** Records the page's violations under `where` (also when there are none, for the counts). */
+  /** Records the page's violations under `where`; the test fails at its end, listing them all. */
   const check = async (page: Page, where: string) => {
     const violations = await axeViolations(page);
     found.set(where, violations);
     const count = violations.reduce((n, v) => n + v.targets.length, 0);
-    console.log(
-      `# ${where}: ${count}${count ? ` (${violations.map((v) => `${v.id} ${v.targets.length}`).join(', ')})` : ''}`,
-    );
+    if (count)
+      console.log(
+        `# ${where}: ${count} (${violations.map((v) => `${v.id} ${v.targets.length}`).join(', ')})`,
+      );
   };
   const failures = () => new Map([...found].filter(([, v]) => v.length > 0));
+  const verdict = () => {
+    console.log(`# axe checked ${found.size} page states; ${failures().size} with violations`);
+    assert.equal(failures().size, 0, `axe found violations:\n${readable(failures())}`);
+  };
 
   before(async () => {
     assertBuilt();
@@ -160,7 +165,7 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       await check(page, `sign-up (${width})`);
       await closePage(handle);
     }
-    assert.equal(failures().size, 0, `axe found violations:\n${readable(failures())}`);
+    verdict();
   });
 
   test('every signed-in page, with its data, at desktop and phone width, and in the dark scheme', async () => {
@@ -300,6 +305,6 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       }
       await closePage(handle);
     }
-    assert.equal(failures().size, 0, `axe found violations:\n${readable(failures())}`);
+    verdict();
   });
 });
