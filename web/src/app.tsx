@@ -23,7 +23,7 @@ import { useSession } from './session';
 
 function StartupScreen({ children }: { children: ReactNode }) {
   return (
-    <Center className="hearth-auth-page" px="md">
+    <Center component="main" className="hearth-auth-page" px="md">
       <Stack align="center" gap="md" maw={420} ta="center">
         <HearthMark size={52} />
         {children}

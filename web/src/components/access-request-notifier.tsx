@@ -98,7 +98,7 @@ function AccessRequestNotice({
       </Group>
       <OverlayOutcome control={control} />
       {failure ? (
-        <Text size="sm" c="red.8" role="alert">
+        <Text size="sm" c="red" role="alert">
           Not marked as read: {failure}
         </Text>
       ) : null}

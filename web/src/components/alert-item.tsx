@@ -141,7 +141,7 @@ export function AlertItem({ alert, showKind = true }: { alert: AlertView; showKi
               {unread ? null : ' · Read'}
             </Text>
             {failure ? (
-              <Text size="sm" c="red.8" role="alert">
+              <Text size="sm" c="red" role="alert">
                 Not marked as read: {failure}
               </Text>
             ) : null}

@@ -271,7 +271,7 @@ export function ApprovalItem({
               ) : null}
             </Text>
             {overtaken && !pending ? (
-              <Text size="sm" c="yellow.9" fw={500} role="status" data-testid="approval-overtaken">
+              <Text size="sm" c="yellow" fw={500} role="status" data-testid="approval-overtaken">
                 Another parent already decided this.
               </Text>
             ) : null}
@@ -282,7 +282,7 @@ export function ApprovalItem({
               </Text>
             ) : null}
             {failure ? (
-              <Text size="sm" c="red.8" role="alert">
+              <Text size="sm" c="red" role="alert">
                 Not decided: {failure}
               </Text>
             ) : null}

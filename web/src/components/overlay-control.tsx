@@ -71,7 +71,7 @@ export function OverlayOutcome({ control }: { control: Pick<OverlayControl, 'res
             gap={6}
             wrap="nowrap"
             mt="xs"
-            c={result.outcome.delivered ? 'teal.8' : 'yellow.9'}
+            c={result.outcome.delivered ? 'teal' : 'yellow'}
             data-testid="pause-result"
           >
             {result.outcome.delivered ? <IconCheck size={16} /> : <IconClock size={16} />}

@@ -173,7 +173,7 @@ function ApprovalsSection({
       {pending && !pending.length && decided.length ? (
         // Answers just given sit below: a quiet line is enough.
         <Paper withBorder radius="md" px="md" py="sm">
-          <Group gap="sm" wrap="nowrap" c="teal.8">
+          <Group gap="sm" wrap="nowrap" c="teal">
             <IconCheck size={18} style={{ flexShrink: 0 }} />
             <Text size="sm" fw={500}>
               Nothing waiting for you

@@ -17,11 +17,11 @@ export function AuthLayout({
 }) {
   useDocumentTitle(`${title} · Hearth`);
   return (
-    <Center className="hearth-auth-page" px="md" py="xl">
+    <Center component="main" className="hearth-auth-page" px="md" py="xl">
       <Stack w="100%" maw={440} gap="lg">
         <Stack align="center" gap={6}>
           <HearthMark size={52} />
-          <Text fw={700} size="lg" c="hearth.8">
+          <Text fw={700} size="lg" c="hearth">
             Hearth
           </Text>
         </Stack>

@@ -21,7 +21,7 @@ import { AlertItem } from '../components/alert-item';
 import { ChildAvatar, ChildTierLine } from '../components/child-bits';
 import { IconBell, IconChevronRight, IconDevices, IconHeart, IconInbox, IconPlus } from '../components/icons';
 import { ErrorAlert, PageHeader } from '../components/page';
-import { formatMinutes, plural } from '../labels';
+import { formatMinutes } from '../labels';
 import { useSession, useSignedIn } from '../session';
 
 type ChildStatus = DashboardView['users'][number];
@@ -30,14 +30,13 @@ function CountCard({
   to,
   count,
   label,
-  accessibleLabel,
   icon: Icon,
   testId,
 }: {
   to: string;
   count: number | undefined;
-  label: string;
-  accessibleLabel: string;
+  /** The words under the number, for one and for several: the link is named by what it shows. */
+  label: { one: string; other: string };
   icon: ComponentType<{ size?: number }>;
   testId: string;
 }) {
@@ -49,7 +48,6 @@ function CountCard({
       className="hearth-count"
       data-waiting={waiting || undefined}
       data-testid={testId}
-      aria-label={count === undefined ? label : accessibleLabel}
     >
       <Group wrap="nowrap" gap="md" align="center">
         <ThemeIcon
@@ -70,7 +68,7 @@ function CountCard({
             </Text>
           )}
           <Text size="sm" c="dimmed" lh={1.3}>
-            {label}
+            {count === 1 ? label.one : label.other}
           </Text>
         </Stack>
         <Box data-count-decoration lh={0}>
@@ -297,24 +295,21 @@ export function DashboardPage() {
           <CountCard
             to="/devices"
             count={counts?.pending_devices}
-            label="Devices waiting"
-            accessibleLabel={`${plural(counts?.pending_devices ?? 0, 'device')} waiting for approval`}
+            label={{ one: 'Device waiting', other: 'Devices waiting' }}
             icon={IconDevices}
             testId="count-pending-devices"
           />
           <CountCard
             to="/access-requests"
             count={counts?.pending_approvals}
-            label="Approvals waiting"
-            accessibleLabel={`${plural(counts?.pending_approvals ?? 0, 'approval')} waiting`}
+            label={{ one: 'Approval waiting', other: 'Approvals waiting' }}
             icon={IconInbox}
             testId="count-pending-approvals"
           />
           <CountCard
             to="/alerts?unread=1"
             count={counts?.unread_alerts}
-            label="Unread alerts"
-            accessibleLabel={plural(counts?.unread_alerts ?? 0, 'unread alert')}
+            label={{ one: 'Unread alert', other: 'Unread alerts' }}
             icon={IconBell}
             testId="count-unread-alerts"
           />

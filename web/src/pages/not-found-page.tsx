@@ -15,7 +15,10 @@ export function NotFoundPage({
   useDocumentTitle('Not found · Hearth');
   return (
     <Card withBorder radius="lg" py={48} mt="md">
-      <EmptyState icon={<IconHome size={28} />} variant="light" title={title} description={description}>
+      <EmptyState icon={<IconHome size={28} />} variant="light">
+        {/* The page's heading: the frame around it has none. */}
+        <EmptyState.Title order={1}>{title}</EmptyState.Title>
+        <EmptyState.Description>{description}</EmptyState.Description>
         <EmptyState.Actions>
           <Button component={Link} to={back.to}>
             {back.label}

@@ -80,7 +80,7 @@ function SavedLine({ app, state }: { app: ChildApp; state: AppPolicyState }) {
     <>
       <div aria-live="polite">
         {saved && !failure && state.saving !== key ? (
-          <Group gap={6} wrap="nowrap" mt={6} c="teal.8" data-testid="rule-saved" align="flex-start">
+          <Group gap={6} wrap="nowrap" mt={6} c="teal" data-testid="rule-saved" align="flex-start">
             <Box style={{ display: 'flex', flex: 'none', paddingTop: 2 }}>
               <IconCheck size={16} />
             </Box>

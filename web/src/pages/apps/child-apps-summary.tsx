@@ -27,15 +27,15 @@ function syncText(policy: AppPolicy | undefined): { text: string; color: string 
   if (!total) return null;
   const failed = policy.sync.filter((s) => s.status === 'failed').length;
   const waiting = policy.sync.filter((s) => s.status === 'pending').length;
-  if (failed) return { text: `${plural(failed, 'device')} could not apply the rules`, color: 'red.8' };
+  if (failed) return { text: `${plural(failed, 'device')} could not apply the rules`, color: 'red' };
   if (waiting)
     return {
       text: `${waiting} of ${plural(total, 'device')} waiting for the latest rules`,
-      color: 'yellow.9',
+      color: 'yellow',
     };
   return {
     text: total === 1 ? 'The device has the latest rules' : `All ${total} devices have the latest rules`,
-    color: 'teal.8',
+    color: 'teal',
   };
 }
 

@@ -79,7 +79,7 @@ function RescanProgress({ rescan }: { rescan: Rescan }) {
           ? {
               icon: <IconClock size={16} />,
               text: 'The device is offline; it will rescan when it reconnects.',
-              color: 'yellow.9',
+              color: 'yellow',
             }
           : phase === 'quiet'
             ? {
@@ -91,7 +91,7 @@ function RescanProgress({ rescan }: { rescan: Rescan }) {
               ? {
                   icon: <IconCheck size={16} />,
                   text: 'Updated with the newest list from the device.',
-                  color: 'teal.8',
+                  color: 'teal',
                 }
               : null;
   return (

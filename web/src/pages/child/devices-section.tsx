@@ -55,14 +55,14 @@ function MappingRow({
           </Text>
           {check ? (
             check.valid ? (
-              <Group gap={4} c="teal.8" mt={4}>
+              <Group gap={4} c="teal" mt={4}>
                 <IconCheck size={16} />
                 <Text size="sm" fw={500}>
                   Ready
                 </Text>
               </Group>
             ) : (
-              <List size="sm" mt={4} spacing={2} c="red.8" icon={<IconAlert size={16} />} center>
+              <List size="sm" mt={4} spacing={2} c="red" icon={<IconAlert size={16} />} center>
                 {check.problems.map((problem) => (
                   <List.Item key={problem}>{MAPPING_PROBLEMS[problem] ?? problem}</List.Item>
                 ))}

@@ -174,7 +174,7 @@ function AllowSiteForm({ mapping, onAdded }: { mapping: Mapping; onAdded: (grant
           </Button>
         </Group>
         {failure ? (
-          <Text size="sm" c="red.8" role="alert">
+          <Text size="sm" c="red" role="alert">
             Not allowed: {failure}
           </Text>
         ) : null}
@@ -268,7 +268,7 @@ export function SignupApprovals({ mapping, childName }: { mapping: Mapping; chil
         styles={{ label: { fontWeight: 600 } }}
       />
       {failure ? (
-        <Text size="sm" c="red.8" role="alert">
+        <Text size="sm" c="red" role="alert">
           {failure}
         </Text>
       ) : null}
@@ -283,7 +283,7 @@ export function SignupApprovals({ mapping, childName }: { mapping: Mapping; chil
               : 'Kept for when sign-up approvals are on.'}
           </Text>
           {grants.error && !items ? (
-            <Text size="sm" c="red.8" role="alert">
+            <Text size="sm" c="red" role="alert">
               Could not load the allowed sites: {grants.error.message}
             </Text>
           ) : null}

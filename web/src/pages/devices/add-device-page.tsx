@@ -105,7 +105,7 @@ function Download({ path, label }: { path: string; label: string }) {
             </Group>
             {!state ? <Skeleton h={12} w={160} mt={4} /> : null}
             {state && 'failed' in state ? (
-              <Text size="xs" c="red.8">
+              <Text size="xs" c="red">
                 Could not check: {state.failed}
               </Text>
             ) : null}

@@ -63,7 +63,7 @@ function TaskRow({ task }: { task: TaskView }) {
           </Text>
         ) : null}
         {task.last_error ? (
-          <Text size="sm" c="red.8" style={{ overflowWrap: 'anywhere' }}>
+          <Text size="sm" c="red" style={{ overflowWrap: 'anywhere' }}>
             Error: {task.last_error}
           </Text>
         ) : null}
