@@ -151,6 +151,15 @@ export class HouseholdRepository {
       .execute();
   }
 
+  /** Deletes a parent; their sessions and permissions go with them (foreign keys). */
+  async deleteParent(householdId: string, parentId: string): Promise<void> {
+    await this.db
+      .deleteFrom('parent')
+      .where('household_id', '=', householdId)
+      .where('id', '=', parentId)
+      .execute();
+  }
+
   /** Signs a parent out everywhere but the given session. */
   async deleteOtherSessions(parentId: string, keepSessionId: string): Promise<void> {
     await this.db
