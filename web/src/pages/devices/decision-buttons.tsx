@@ -28,7 +28,7 @@ function ApproveModal({
       { systemId: device.system_id, displayName },
       {
         onSuccess: () => {
-          notifySaved(`${displayName || device.hostname} is approved. Hearth now looks after it.`);
+          notifySaved(`${displayName || device.display_name} is approved. Hearth now looks after it.`);
           onDecided();
         },
       },
@@ -36,7 +36,7 @@ function ApproveModal({
   }
 
   return (
-    <Modal opened onClose={onClose} title={`Approve ${device.hostname}?`} centered>
+    <Modal opened onClose={onClose} title={`Approve ${device.display_name}?`} centered>
       <form onSubmit={submit} noValidate aria-label="Approve device">
         <Stack gap="md">
           <Text size="sm">
@@ -82,14 +82,14 @@ function RejectModal({
   function reject() {
     rejection.mutate(device.system_id, {
       onSuccess: () => {
-        notifySaved(`${device.hostname} was turned away.`);
+        notifySaved(`${device.display_name} was turned away.`);
         onDecided();
       },
     });
   }
 
   return (
-    <Modal opened onClose={onClose} title={`Reject ${device.hostname}?`} centered>
+    <Modal opened onClose={onClose} title={`Reject ${device.display_name}?`} centered>
       <Stack gap="md">
         <Text size="sm">
           The device is disconnected and Hearth will not look after it. If it asks to join again, it shows up
@@ -125,7 +125,7 @@ export function DecisionButtons({ device, onDecided }: { device: DeviceView; onD
       <Button
         onClick={() => setOpen('approve')}
         leftSection={<IconCheck size={16} />}
-        aria-label={`Approve ${device.hostname}`}
+        aria-label={`Approve ${device.display_name}`}
       >
         Approve
       </Button>
@@ -133,7 +133,7 @@ export function DecisionButtons({ device, onDecided }: { device: DeviceView; onD
         variant="default"
         onClick={() => setOpen('reject')}
         leftSection={<IconX size={16} />}
-        aria-label={`Reject ${device.hostname}`}
+        aria-label={`Reject ${device.display_name}`}
       >
         Reject
       </Button>

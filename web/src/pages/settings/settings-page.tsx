@@ -24,6 +24,7 @@ import { PASSWORD_MIN_LENGTH, ROLE_COLORS, ROLE_DESCRIPTIONS, ROLE_LABELS } from
 import { useSession, useSignedIn } from '../../session';
 import { BackgroundTasksCard } from './background-tasks';
 import { ChildPermissionsEditor, grantedOnly } from './child-permissions';
+import { RemoveParentButton } from './remove-parent';
 
 function roleOptions(actorRole: ParentRole) {
   const roles: ParentRole[] = actorRole === 'owner' ? ['owner', 'admin', 'member'] : ['admin', 'member'];
@@ -81,9 +82,12 @@ function ParentRow({
           </Text>
         </Stack>
         {canEdit ? (
-          <Button variant="default" size="xs" onClick={onEdit} aria-label={`Change ${parent.username}`}>
-            Change
-          </Button>
+          <Group gap={4} wrap="nowrap" style={{ flexShrink: 0 }}>
+            <Button variant="default" size="xs" onClick={onEdit} aria-label={`Change ${parent.username}`}>
+              Change
+            </Button>
+            {isSelf ? null : <RemoveParentButton parent={parent} />}
+          </Group>
         ) : null}
       </Group>
     </Paper>
