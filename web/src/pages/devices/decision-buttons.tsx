@@ -1,6 +1,6 @@
 import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { messageOf } from '../../api/client';
+import { fieldErrorsOf, messageOf } from '../../api/client';
 import { useApproveDevice, useRejectDevice } from '../../api/mutations';
 import type { DeviceView } from '../../api/types';
 import { IconCheck, IconX } from '../../components/icons';
@@ -18,6 +18,7 @@ function ApproveModal({
 }) {
   const [name, setName] = useState('');
   const approve = useApproveDevice();
+  const nameError = fieldErrorsOf(approve.error, { display_name: 'The friendly name' }).display_name;
   // Busy from the press until the modal closes: a second press must not approve twice.
   const busy = approve.isPending || approve.isSuccess;
 
@@ -43,7 +44,10 @@ function ApproveModal({
             Hearth starts looking after this device as soon as you approve it. Give it a name you will
             recognise, if you like.
           </Text>
-          <ErrorAlert error={approve.error && messageOf(approve.error)} title="The device was not approved" />
+          <ErrorAlert
+            error={approve.error && !nameError ? messageOf(approve.error) : null}
+            title="The device was not approved"
+          />
           <TextInput
             label="Friendly name"
             description={`Optional. Shown in Hearth and on the pause screen; without one it is called ${device.hostname}.`}
@@ -51,6 +55,7 @@ function ApproveModal({
             value={name}
             onChange={(e) => setName(e.currentTarget.value)}
             maxLength={NAME_MAX_LENGTH}
+            error={nameError}
             data-autofocus
           />
           <Group justify="flex-end" gap="sm">

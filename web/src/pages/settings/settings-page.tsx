@@ -14,7 +14,7 @@ import {
   Title,
 } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { messageOf } from '../../api/client';
+import { fieldErrorsOf, messageOf } from '../../api/client';
 import { useAddParent, useUpdateParent } from '../../api/mutations';
 import { useParents, useUsers } from '../../api/resources';
 import type { ChildPermission, ManagedUserView, ParentRole, ParentView } from '../../api/types';
@@ -109,6 +109,7 @@ function AddParentForm({
   const [children, setChildren] = useState<ChildPermission[]>([]);
   const [errors, setErrors] = useState<{ username?: string; password?: string }>({});
   const add = useAddParent();
+  const serverFields = fieldErrorsOf(add.error, { username: 'The username', password: 'The password' });
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -150,13 +151,16 @@ function AddParentForm({
         <Title order={3} fz="md">
           Add a parent or carer
         </Title>
-        <ErrorAlert error={add.error && messageOf(add.error)} title="They were not added" />
+        <ErrorAlert
+          error={add.error && !serverFields.username && !serverFields.password ? messageOf(add.error) : null}
+          title="They were not added"
+        />
         <Group align="flex-start" gap="md" grow preventGrowOverflow={false} wrap="wrap">
           <TextInput
             label="Username"
             value={username}
             onChange={(e) => setUsername(e.currentTarget.value)}
-            error={errors.username}
+            error={errors.username ?? serverFields.username}
             autoComplete="off"
             autoCapitalize="none"
             spellCheck={false}
@@ -168,7 +172,7 @@ function AddParentForm({
             description={`At least ${PASSWORD_MIN_LENGTH} characters; share it with them privately.`}
             value={password}
             onChange={(e) => setPassword(e.currentTarget.value)}
-            error={errors.password}
+            error={errors.password ?? serverFields.password}
             autoComplete="new-password"
             required
             miw={200}
