@@ -390,4 +390,41 @@ describeWithServer('names, links and removal', { household: 'Names home' }, (ctx
     // The owner is still there and the last one: the household keeps someone to run it.
     assert.equal((await owner().get('/api/session')).status, 200);
   });
+
+  test('PATCH /api/household/parents/<id> {username} renames a parent; the new name signs in, a taken one is 409', async () => {
+    const oldName = `nana${Date.now()}`;
+    const created = await owner().post('/api/household/parents', {
+      username: oldName,
+      password: 'correct horse battery staple',
+      role: 'member',
+    });
+    assert.equal(created.status, 201);
+    const nana = new Client(ctx.server.url);
+    assert.equal((await nana.signIn(oldName, 'correct horse battery staple')).status, 200);
+    const url = `/api/household/parents/${created.body.id}`;
+    assertPlain400(await owner().patch(url, { username: ' spaced ' }), 'username', 'body/username');
+    const taken = await owner().patch(url, { username: ctx.home.username.toUpperCase() });
+    assert.equal(taken.status, 409);
+    assert.equal(taken.body.error.message, 'That username is already taken.');
+    assert.equal((await other.client.patch(url, { username: 'theirs' })).status, 404);
+
+    const newName = `Nana-${Date.now()}`;
+    const res = await owner().patch(url, { username: newName });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.username, newName);
+    // Still signed in, under the new name; the new name signs in, the old one no longer does.
+    const session = await nana.get('/api/session');
+    assert.equal(session.status, 200);
+    assert.equal(session.body.parent.username, newName);
+    assert.equal(
+      (await new Client(ctx.server.url).signIn(newName.toLowerCase(), 'correct horse battery staple')).status,
+      200,
+    );
+    assert.equal(
+      (await new Client(ctx.server.url).signIn(oldName, 'correct horse battery staple')).status,
+      401,
+    );
+    // Unchanged but resent: fine.
+    assert.equal((await owner().patch(url, { username: newName })).status, 200);
+  });
 });

@@ -69,7 +69,9 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     await row.getByText('Ann asks you before creating an account on a website').waitFor();
 
     await toggle.check();
-    await page.getByText('Ann now needs your OK to sign up on websites as ann on Living room laptop.').waitFor();
+    await page
+      .getByText('Ann now needs your OK to sign up on websites as ann on Living room laptop.')
+      .waitFor();
     assert.equal(await toggle.isChecked(), true);
     // No agent restart: the next check already refuses.
     assert.deepEqual(await check('games.example.com'), {
@@ -94,7 +96,9 @@ describe('sign-up approvals and approval requests', { skip }, () => {
 
     // Turned off and on again, the switch keeps to the server's value after a reload.
     await toggle.uncheck();
-    await page.getByText('Ann can sign up on websites as ann on Living room laptop without asking.').waitFor();
+    await page
+      .getByText('Ann can sign up on websites as ann on Living room laptop without asking.')
+      .waitFor();
     assert.equal((await check('games.example.com')).allowed, true);
     await toggle.check();
     await page.getByText('Sign-up approvals on').last().waitFor();

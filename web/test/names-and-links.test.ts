@@ -225,4 +225,27 @@ describe('names, links and removal', { skip }, () => {
       await closePage(handle);
     });
   }
+
+  test('renames a parent from Settings; a taken or spaced name is refused in words', async () => {
+    const username = 'auntie-may';
+    await owner.client.post('/api/household/parents', { username, password: PASSWORD, role: 'member' });
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/settings`);
+    await page.getByRole('button', { name: `Change ${username}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Change ${username}` });
+    const field = dialog.getByRole('textbox', { name: /^Username/ });
+    await field.fill('Maria');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.getByText('That username is already taken.').waitFor();
+    await field.fill('may smith');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.getByText('A username cannot contain spaces.').waitFor();
+    await field.fill('aunt-may');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByTestId('parent-row').filter({ hasText: 'aunt-may' }).waitFor();
+    assert.equal((await new Client(server.url).signIn('aunt-may', PASSWORD)).status, 200);
+    await assertNoRawValidatorText(page);
+    await closePage(handle);
+  });
 });

@@ -21,7 +21,7 @@ export interface AddParentBody {
   children: ParentView['children'];
 }
 
-export type UpdateParentBody = Partial<Pick<AddParentBody, 'role' | 'children' | 'password'>>;
+export type UpdateParentBody = Partial<Pick<AddParentBody, 'username' | 'role' | 'children' | 'password'>>;
 
 export type OverlayCommand =
   | { action: 'show'; reason: 'locked'; linux_username: string }

@@ -115,7 +115,13 @@ export class HouseholdRepository {
 
   async updateParent(
     parentId: string,
-    changes: { role?: ParentRole; password_hash?: string; updated_at: string },
+    changes: {
+      role?: ParentRole;
+      password_hash?: string;
+      username?: string;
+      username_key?: string;
+      updated_at: string;
+    },
   ) {
     await this.db.updateTable('parent').set(changes).where('id', '=', parentId).execute();
   }

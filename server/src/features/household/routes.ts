@@ -22,7 +22,7 @@ export function householdRoutes(app: HearthApp, { household }: Services): void {
   admin.patch(
     '/api/household/parents/:id',
     {
-      summary: "Change a parent's role, children or password",
+      summary: "Change a parent's username, role, children or password",
       params: IdParams,
       body: UpdateParentBody,
       reply: ParentView,

@@ -134,7 +134,12 @@ export class HouseholdService {
       ? await this.grantableChildren(actor.householdId, body.children)
       : undefined;
     const passwordHash = body.password ? await hashPassword(body.password) : undefined;
+    const username = body.username?.trim();
     await this.repo.transaction(async (repo) => {
+      if (username && username !== target.username) {
+        const taken = await repo.usernameTaken(usernameKey(username));
+        if (taken && taken.id !== id) throw conflict('That username is already taken.');
+      }
       const role = body.role ?? target.role;
       if (target.role === 'owner' && role !== 'owner' && (await repo.countOwners(actor.householdId)) <= 1) {
         throw conflict('This is the last owner of the household; make someone else an owner first.');
@@ -142,6 +147,7 @@ export class HouseholdService {
       await repo.updateParent(id, {
         ...(body.role ? { role: body.role } : {}),
         ...(passwordHash ? { password_hash: passwordHash } : {}),
+        ...(username ? { username, username_key: usernameKey(username) } : {}),
         updated_at: nowIso(),
       });
       if (role !== 'member') await repo.replacePermissions(id, []);

@@ -215,21 +215,33 @@ function EditParentModal({
   const [children, setChildren] = useState<ChildPermission[]>(
     parent.role === 'member' ? parent.children : [],
   );
+  const [username, setUsername] = useState(parent.username);
+  const [usernameError, setUsernameError] = useState<string | null>(null);
   const [password, setPassword] = useState('');
   const [passwordError, setPasswordError] = useState<string | null>(null);
   const update = useUpdateParent();
+  const serverFields = fieldErrorsOf(update.error, { username: 'The username', password: 'The password' });
   // Busy until the modal closes, so a second press does not save twice.
   const busy = update.isPending || update.isSuccess;
 
   function submit(event: FormEvent) {
     event.preventDefault();
     update.reset();
-    if (password && password.length < PASSWORD_MIN_LENGTH) {
-      setPasswordError(`The password needs at least ${PASSWORD_MIN_LENGTH} characters.`);
-      return;
-    }
-    setPasswordError(null);
+    const name = username.trim();
+    const nameProblem = !name
+      ? 'Choose a username for them.'
+      : /\s/.test(name)
+        ? 'A username cannot contain spaces.'
+        : null;
+    const passwordProblem =
+      password && password.length < PASSWORD_MIN_LENGTH
+        ? `The password needs at least ${PASSWORD_MIN_LENGTH} characters.`
+        : null;
+    setUsernameError(nameProblem);
+    setPasswordError(passwordProblem);
+    if (nameProblem || passwordProblem) return;
     const body = {
+      ...(name !== parent.username ? { username: name } : {}),
       ...(role !== parent.role ? { role } : {}),
       ...(role === 'member' ? { children: grantedOnly(children) } : {}),
       ...(password ? { password } : {}),
@@ -258,7 +270,25 @@ function EditParentModal({
     <Modal opened onClose={onClose} title={`Change ${parent.username}`} centered size="lg">
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
-          <ErrorAlert error={update.error && messageOf(update.error)} title="Not saved" />
+          <ErrorAlert
+            error={
+              update.error && !serverFields.username && !serverFields.password
+                ? messageOf(update.error)
+                : null
+            }
+            title="Not saved"
+          />
+          <TextInput
+            label="Username"
+            description="The name they sign in with."
+            value={username}
+            onChange={(e) => setUsername(e.currentTarget.value)}
+            error={usernameError ?? serverFields.username}
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+          />
           <Select
             label="Role"
             data={options}
@@ -274,7 +304,7 @@ function EditParentModal({
             description="Leave empty to keep the current one. A new password signs them out on other devices."
             value={password}
             onChange={(e) => setPassword(e.currentTarget.value)}
-            error={passwordError}
+            error={passwordError ?? serverFields.password}
             autoComplete="new-password"
           />
           <Group justify="flex-end" gap="sm">
@@ -385,7 +415,10 @@ export function SettingsPage() {
           onSaved={(parent) => {
             replace(parent);
             setEditing(null);
-            if (parent.id === session.parent.id && parent.role !== session.role) {
+            if (
+              parent.id === session.parent.id &&
+              (parent.role !== session.role || parent.username !== session.parent.username)
+            ) {
               refresh().catch((err: unknown) => notifyError(err, 'Could not refresh your session'));
             }
           }}
