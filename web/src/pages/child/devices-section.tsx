@@ -82,30 +82,6 @@ function MappingRow({
           <Text size="sm">
             Account <b>{mapping.linux_username}</b>
           </Text>
-          {check ? (
-            check.valid ? (
-              <Group gap={4} c="teal.9" mt={4}>
-                <IconCheck size={16} />
-                <Text size="sm" fw={500}>
-                  Ready
-                </Text>
-              </Group>
-            ) : (
-              <List
-                size="sm"
-                mt={4}
-                spacing={2}
-                c="red.9"
-                icon={<IconAlert size={16} />}
-                center
-                data-testid="mapping-problems"
-              >
-                {check.problems.map((problem) => (
-                  <List.Item key={problem}>{mappingProblemText(problem, mapping)}</List.Item>
-                ))}
-              </List>
-            )
-          ) : null}
         </Stack>
         <Button
           variant="subtle"
@@ -121,6 +97,31 @@ function MappingRow({
           Remove
         </Button>
       </Group>
+      <Box pl={{ base: 0, xs: 54 }}>
+        {check ? (
+          check.valid ? (
+            <Group gap={4} c="teal.9" mt={4}>
+              <IconCheck size={16} />
+              <Text size="sm" fw={500}>
+                Ready
+              </Text>
+            </Group>
+          ) : (
+            <List
+              size="sm"
+              mt={4}
+              spacing={2}
+              c="red.9"
+              icon={<IconAlert size={16} />}
+              data-testid="mapping-problems"
+            >
+              {check.problems.map((problem) => (
+                <List.Item key={problem}>{mappingProblemText(problem, mapping)}</List.Item>
+              ))}
+            </List>
+          )
+        ) : null}
+      </Box>
       <Divider my="sm" />
       <Box pl={{ base: 0, xs: 54 }}>
         <SignupApprovals mapping={mapping} childName={child.name} />
