@@ -82,6 +82,7 @@ describeWithServer(
         kind: 'access_requested',
         system_id: agent.systemId,
         hostname: listed.hostname,
+        display_name: 'Ann laptop',
         linux_username: 'ann',
         managed_user_id: childId,
         managed_user_name: 'Ann',

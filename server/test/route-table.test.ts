@@ -87,6 +87,19 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
       'foreign device',
     );
   },
+  'PATCH /api/managed-users/:id': async ({ a, b, aChildId }) => {
+    expect404(await b.client.patch(`/api/managed-users/${aChildId}`, { name: 'Hijacked' }), 'rename child');
+    assert.equal((await a.client.get(`/api/user/${aChildId}`)).body.name, 'A child');
+  },
+  'DELETE /api/managed-users/:id': async ({ a, b, aChildId }) => {
+    expect404(await b.client.delete(`/api/managed-users/${aChildId}`), 'remove child');
+    assert.equal((await a.client.get(`/api/user/${aChildId}`)).status, 200);
+  },
+  'DELETE /api/mappings/:id': async ({ a, b, aChildId, aMappingId }) => {
+    expect404(await b.client.delete(`/api/mappings/${aMappingId}`), 'remove mapping');
+    const mappings = (await a.client.get(`/api/user/${aChildId}`)).body.mappings;
+    assert.ok(mappings.some((m: { id: string }) => m.id === aMappingId));
+  },
   'GET /users/validate/:id': async ({ b, aChildId }) =>
     expect404(await b.client.get(`/users/validate/${aChildId}`), 'validate'),
   'PATCH /managed-users/:user_id/overlay': async ({ a, b, aChildId }) => {
@@ -118,6 +131,19 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
       await b.client.patch(`/api/household/parents/${aParentId}`, { role: 'member' }),
       'patch foreign parent',
     ),
+  'DELETE /api/household/parents/:id': async ({ a, b, aParentId }) => {
+    expect404(await b.client.delete(`/api/household/parents/${aParentId}`), 'remove foreign parent');
+    assert.equal((await a.client.get('/api/session')).status, 200);
+  },
+  'PATCH /api/devices/:system_id': async ({ a, b, aDeviceId }) => {
+    expect404(await b.client.patch(`/api/devices/${aDeviceId}`, { display_name: 'Hijacked' }), 'rename');
+    assert.equal((await a.client.get(`/api/devices/${aDeviceId}`)).body.display_name, 'kids-laptop');
+  },
+  'DELETE /api/devices/:system_id': async ({ a, b, aDeviceId, aPendingId }) => {
+    expect404(await b.client.delete(`/api/devices/${aDeviceId}`), 'remove device');
+    expect404(await b.client.delete(`/api/devices/${aPendingId}`), 'remove pending device');
+    assert.equal((await a.client.get(`/api/devices/${aDeviceId}`)).status, 200);
+  },
   'GET /api/devices': async ({ b, aDeviceId }) => {
     const ids = (await b.client.get('/api/devices')).body.items.map(
       (d: { system_id: string }) => d.system_id,

@@ -161,6 +161,8 @@ describeWithServer('children and mappings', { household: 'Children home' }, (ctx
         id: res.body.id,
         system_id: device.system_id,
         hostname: 'den-pc',
+        display_name: 'den-pc',
+        device_status: 'approved',
         platform: 'linux',
         linux_username: 'gus',
       },

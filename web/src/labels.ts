@@ -45,6 +45,34 @@ export const MAPPING_PROBLEMS: Record<string, string> = {
   account_not_reported: 'The device has not reported this account yet',
 };
 
+/** The name a parent gave the device (the hostname until renamed), for a mapping or an alert. */
+export function deviceName(
+  item: { display_name?: string | null; hostname?: string | null },
+  fallback = 'Unknown device',
+): string {
+  return item.display_name ?? item.hostname ?? fallback;
+}
+
+/** A devices' status other than approved: the device no longer counts as the child's. */
+export const isGone = (status: string | null | undefined) => status === 'unenrolled' || status === 'rejected';
+
+/** A mapping problem (GET /users/validate) in plain words, told by the device's status where it helps. */
+export function mappingProblemText(
+  problem: string,
+  mapping: { device_status?: string | null; linux_username: string },
+): string {
+  if (problem === 'device_not_approved') {
+    if (mapping.device_status === 'unenrolled')
+      return 'This device was unenrolled, so Hearth no longer looks after it. Remove this link, or pair the device again.';
+    if (mapping.device_status === 'rejected')
+      return 'This device was turned away, so Hearth does not look after it. Remove this link.';
+    return 'This device is waiting for approval on the Devices page; Hearth looks after it once it is approved.';
+  }
+  if (problem === 'account_not_reported')
+    return `The device has not reported an account called ${mapping.linux_username}. Check the spelling, or sign in to it once on the device.`;
+  return MAPPING_PROBLEMS[problem] ?? 'Something about this link needs attention.';
+}
+
 const PLATFORM_LABELS: Record<string, string> = {
   linux: 'Linux',
   windows: 'Windows',

@@ -62,14 +62,16 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     const handle = await openPage(browser, server, { as: owner.client });
     const { page } = handle;
     await gotoLive(page, `${server.url}/children/${ann.id}`);
-    const row = mappingRow(page, 'family-laptop');
+    const row = mappingRow(page, 'Living room laptop');
     const toggle = enforceSwitch(row);
     await toggle.waitFor();
     assert.equal(await toggle.isChecked(), false);
     await row.getByText('Ann asks you before creating an account on a website').waitFor();
 
     await toggle.check();
-    await page.getByText('Ann now needs your OK to sign up on websites as ann on family-laptop.').waitFor();
+    await page
+      .getByText('Ann now needs your OK to sign up on websites as ann on Living room laptop.')
+      .waitFor();
     assert.equal(await toggle.isChecked(), true);
     // No agent restart: the next check already refuses.
     assert.deepEqual(await check('games.example.com'), {
@@ -82,7 +84,7 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     await row.getByText('No sites yet. Approving a sign-up request adds its site here.').waitFor();
 
     // The old agent's switch is off and says why.
-    const old = mappingRow(page, 'old-laptop');
+    const old = mappingRow(page, 'Old laptop');
     assert.equal(await enforceSwitch(old).isDisabled(), true);
     assert.equal(await enforceSwitch(old).isChecked(), false);
     await old
@@ -94,13 +96,15 @@ describe('sign-up approvals and approval requests', { skip }, () => {
 
     // Turned off and on again, the switch keeps to the server's value after a reload.
     await toggle.uncheck();
-    await page.getByText('Ann can sign up on websites as ann on family-laptop without asking.').waitFor();
+    await page
+      .getByText('Ann can sign up on websites as ann on Living room laptop without asking.')
+      .waitFor();
     assert.equal((await check('games.example.com')).allowed, true);
     await toggle.check();
     await page.getByText('Sign-up approvals on').last().waitFor();
     await page.reload();
-    await enforceSwitch(mappingRow(page, 'family-laptop')).waitFor();
-    assert.equal(await enforceSwitch(mappingRow(page, 'family-laptop')).isChecked(), true);
+    await enforceSwitch(mappingRow(page, 'Living room laptop')).waitFor();
+    assert.equal(await enforceSwitch(mappingRow(page, 'Living room laptop')).isChecked(), true);
     assert.equal((await check('games.example.com')).allowed, false);
     await closePage(handle);
   });
@@ -125,7 +129,7 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     await games.getByTestId('approval-type').getByText('Site Sign-Up', { exact: true }).waitFor();
     await games.getByText('Wants to create an account on games.example.com').waitFor();
     await games.getByText('Ann', { exact: true }).waitFor();
-    await games.getByRole('link', { name: 'family-laptop' }).waitFor();
+    await games.getByRole('link', { name: 'Living room laptop' }).waitFor();
     const link = games.getByTestId('approval-url');
     assert.equal(await link.getAttribute('href'), url);
     assert.equal(await link.getAttribute('target'), '_blank');

@@ -87,7 +87,7 @@ describe('children', { skip }, () => {
     await closePage(handle);
   });
 
-  test('maps a device account, refuses a duplicate and explains what a check finds', async () => {
+  test('links a device account, refuses a duplicate and explains what a check finds', async () => {
     const child = (
       await owner.client.post('/api/user/create', {
         name: 'Cleo',
@@ -97,7 +97,7 @@ describe('children', { skip }, () => {
     ).body;
     const device = await createDevice(server, owner.householdId, {
       hostname: 'family-laptop',
-      status: 'pending',
+      display_name: 'Family laptop',
       linux_users: JSON.stringify([{ username: 'someone-else' }]),
     });
     const handle = await openPage(browser, server, { as: owner.client });
@@ -106,31 +106,37 @@ describe('children', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Cleo' }).waitFor();
     await page.getByText('No devices yet').waitFor();
 
-    const form = page.getByRole('form', { name: 'Add device mapping' });
-    await form.getByLabel('Device ID').fill(device.system_id);
+    // The device by its name; an account it never reported is allowed, with a warning.
+    const form = page.getByRole('form', { name: 'Link a device' });
+    await form
+      .getByRole('combobox', { name: /^Device/ })
+      .selectOption({ label: 'Family laptop (family-laptop)' });
+    await form
+      .getByRole('combobox', { name: /^Account/ })
+      .selectOption({ label: 'Another account (type its name)…' });
     await form.getByLabel('Account name').fill('cleo');
-    await form.getByRole('button', { name: 'Add device mapping' }).click();
+    await form.getByTestId('unreported-warning').getByText('Family laptop has not reported').waitFor();
+    await form.getByRole('button', { name: 'Link device' }).click();
     const row = page.getByTestId('mapping-row');
-    await row.getByText('family-laptop').waitFor();
+    await row.getByText('Family laptop').waitFor();
     await row.getByText('cleo', { exact: true }).waitFor();
     await row.getByText('Linux').waitFor();
 
-    await page.getByRole('button', { name: 'Check mappings' }).click();
+    // What the check finds shows by itself, in words.
     await page.getByText('Some devices need attention').waitFor();
-    await row.getByText('The device is not approved yet').waitFor();
-    await row.getByText('The device has not reported this account yet').waitFor();
+    await row.getByText('The device has not reported an account called cleo.').waitFor();
     await screenshot(page, 'child.png');
 
     // The same account on the same device again is a conflict, said in words.
-    await form.getByLabel('Device ID').fill(device.system_id);
+    await form
+      .getByRole('combobox', { name: /^Device/ })
+      .selectOption({ label: 'Family laptop (family-laptop)' });
+    await form
+      .getByRole('combobox', { name: /^Account/ })
+      .selectOption({ label: 'Another account (type its name)…' });
     await form.getByLabel('Account name').fill('cleo');
-    await form.getByRole('button', { name: 'Add device mapping' }).click();
+    await form.getByRole('button', { name: 'Link device' }).click();
     await form.getByText('This account on this device is already mapped to the child.').waitFor();
-
-    // A device this household does not have.
-    await form.getByLabel('Device ID').fill('00000000-0000-4000-8000-000000000000');
-    await form.getByRole('button', { name: 'Add device mapping' }).click();
-    await form.getByText('The device was not found.').waitFor();
 
     const saved = await owner.client.get(`/api/user/${child.id}`);
     assert.equal(saved.body.mappings.length, 1);

@@ -151,7 +151,7 @@ describe('dashboard and access requests', { skip }, () => {
     const created = res.body as { id: string };
     console.log(`# the notification appeared ${elapsed} ms after the POST was sent`);
     assert.ok(elapsed < 1000, `the notification took ${elapsed} ms`);
-    await notification.getByText('Paused or out of screen time · on family-laptop').waitFor();
+    await notification.getByText('Paused or out of screen time · on Living room laptop').waitFor();
     await notification.getByText('“Can I finish my game?”').waitFor();
     // The button that would need schedules is not offered.
     assert.equal(await notification.getByRole('button', { name: /time/i }).count(), 0);
@@ -218,13 +218,13 @@ describe('dashboard and access requests', { skip }, () => {
     await items.first().getByText('Ben', { exact: true }).waitFor();
     await benItem.getByTestId('alert-unread').waitFor();
     await benItem.getByText('Bedtime').waitFor();
-    await benItem.getByRole('link', { name: 'family-laptop' }).waitFor();
+    await benItem.getByRole('link', { name: 'Living room laptop' }).waitFor();
     await benItem.getByText('just now').waitFor();
     await benItem.getByText('Access request').waitFor();
 
     // On this page too the notification pops up; dismissing it leaves the request unread.
     const notification = notificationOf(page, 'Ben');
-    await notification.getByText('Bedtime · on family-laptop').waitFor();
+    await notification.getByText('Bedtime · on Living room laptop').waitFor();
     await notification.getByRole('button', { name: 'Dismiss' }).click();
     await notification.waitFor({ state: 'detached' });
     await benItem.getByTestId('alert-unread').waitFor();

@@ -99,7 +99,7 @@ describe('allowed sites and online accounts', { skip }, () => {
     const handle = await openPage(browser, server, { as: owner.client });
     const { page } = handle;
     await gotoLive(page, `${server.url}/children/${ann.id}`);
-    const row = mappingRow(page, 'family-laptop');
+    const row = mappingRow(page, 'Living room laptop');
     const grants = row.getByTestId('grant-row');
     const video = grants.filter({ hasText: 'video.example.org' });
     await video.getByText('Always', { exact: true }).waitFor();
@@ -194,7 +194,7 @@ describe('allowed sites and online accounts', { skip }, () => {
     const school = page.getByTestId('account-row').filter({ hasText: 'school.example.edu' });
     await school.getByText('ann.rivera@school.example.edu').waitFor();
     await school.getByText('Ann', { exact: true }).waitFor();
-    await school.getByText('family-laptop · account ann').waitFor();
+    await school.getByText('Living room laptop · account ann').waitFor();
     await school.getByText('just now').waitFor();
     assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /hunter2/);
     await page.getByText('4 accounts').waitFor();
@@ -286,7 +286,7 @@ describe('allowed sites and online accounts', { skip }, () => {
     await page.screenshot({ path: '/tmp/hearth-online-accounts-phone.png', fullPage: true });
 
     await page.goto(`${server.url}/children/${ann.id}`);
-    await mappingRow(page, 'family-laptop').getByTestId('grant-row').first().waitFor();
+    await mappingRow(page, 'Living room laptop').getByTestId('grant-row').first().waitFor();
     await assertFitsPhone(page);
     await page.mouse.move(0, 0);
     await deviceSection(page).screenshot({ path: '/tmp/hearth-child-phone.png', style: WITHOUT_OVERLAYS });

@@ -25,6 +25,8 @@ export const AlertView = Type.Object({
   kind: Type.String(),
   system_id: Nullable(Type.String()),
   hostname: Nullable(Type.String()),
+  /** The name a parent gave the device (its hostname until renamed); what people are shown. */
+  display_name: Nullable(Type.String()),
   linux_username: Nullable(Type.String()),
   managed_user_id: Nullable(Type.String()),
   managed_user_name: Nullable(Type.String()),

@@ -26,6 +26,15 @@ export const ApproveDeviceBody = Type.Object(
 );
 export type ApproveDeviceBody = Static<typeof ApproveDeviceBody>;
 
+export const RenameDeviceBody = Type.Object(
+  { display_name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }) },
+  strict,
+);
+export type RenameDeviceBody = Static<typeof RenameDeviceBody>;
+
+/** The answer of `DELETE /api/devices/<system_id>`. */
+export const DeviceDeleted = Type.Object({ system_id: Type.String(), deleted: Type.Boolean() });
+
 export const DeviceDecision = Type.Object({ system_id: Type.String(), status: Type.String() });
 
 export const OverlayControlBody = Type.Object(

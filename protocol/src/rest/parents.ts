@@ -29,6 +29,8 @@ export type CreateParentBody = Static<typeof CreateParentBody>;
 
 export const UpdateParentBody = Type.Object(
   {
+    /** A new sign-in name (unique regardless of case); their sessions stay signed in. */
+    username: Type.Optional(Username),
     role: Type.Optional(RoleSchema),
     children: Type.Optional(Type.Array(ChildPermission, { maxItems: 1000 })),
     password: Type.Optional(Password),

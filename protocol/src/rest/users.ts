@@ -5,6 +5,10 @@ export const MappingSummary = Type.Object({
   id: Id,
   system_id: Type.String(),
   hostname: Nullable(Type.String()),
+  /** The name a parent gave the device (its hostname until renamed). */
+  display_name: Nullable(Type.String()),
+  /** The device's status: an unenrolled or rejected device no longer counts as the child's. */
+  device_status: Nullable(Type.String()),
   platform: Nullable(Type.String()),
   linux_username: Type.String(),
 });
@@ -27,6 +31,13 @@ export const CreateUserBody = Type.Object(
   strict,
 );
 export type CreateUserBody = Static<typeof CreateUserBody>;
+
+export const RenameUserBody = Type.Object({ name: Name }, strict);
+export type RenameUserBody = Static<typeof RenameUserBody>;
+
+/** The answer of a DELETE that removed one object. */
+export const DeletedView = Type.Object({ id: Id, deleted: Type.Boolean() });
+export type DeletedView = Static<typeof DeletedView>;
 
 export const AddUserForm = Type.Object({ name: Name }, strict);
 

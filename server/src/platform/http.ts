@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { type ErrorAnswer, type ErrorDetail, HttpError } from './errors.js';
+import { plainValidation } from './plain-errors.js';
 import { coercingAjv, strictAjv } from './validate.js';
 
 /** Bodies are validated strictly; query strings and path parameters are coerced from text. */
@@ -9,23 +10,6 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? strictAjv.compile(schema) : coercingAjv.compile(schema),
   );
-}
-
-function detailsOf(errors: ErrorObject[], part: string | undefined): ErrorDetail[] {
-  return errors.slice(0, 20).map((e) => {
-    let path = e.instancePath;
-    if (e.keyword === 'required') path += `/${(e.params as { missingProperty: string }).missingProperty}`;
-    if (e.keyword === 'additionalProperties')
-      path += `/${(e.params as { additionalProperty: string }).additionalProperty}`;
-    const where = `${part ?? 'body'}${path}`;
-    const message =
-      e.keyword === 'additionalProperties'
-        ? 'is not a known field'
-        : e.keyword === 'required'
-          ? 'is required'
-          : (e.message ?? 'is invalid');
-    return { path: where, message };
-  });
 }
 
 // Fastify's own client errors, translated into the envelope's vocabulary.
@@ -77,9 +61,7 @@ export function installErrorHandling(app: FastifyInstance, fallbacks: Fallback[]
     if (error instanceof HttpError) return sendError(reply, error);
     const fe = error as FastifyError & { validation?: ErrorObject[]; validationContext?: string };
     if (fe.validation) {
-      const details = detailsOf(fe.validation, fe.validationContext);
-      const first = details[0];
-      const message = first ? `Invalid request: ${first.path} ${first.message}.` : 'Invalid request.';
+      const { message, details } = plainValidation(fe.validation, fe.validationContext);
       return sendError(reply, new HttpError(400, 'invalid_request', message, details));
     }
     const known = fe.code ? FASTIFY_CLIENT_ERRORS[fe.code] : undefined;

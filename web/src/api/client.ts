@@ -134,3 +134,20 @@ export function messageOf(err: unknown): string {
   if (err instanceof ApiError) return err.message;
   return 'Something unexpected happened. Please reload the page and try again.';
 }
+
+/**
+ * Field errors of a refused form in plain words: each detail whose path names one of `labels`' fields
+ * becomes "<label> <what it needs>." (the server's details carry a plain phrase per field path).
+ */
+export function fieldErrorsOf<F extends string>(
+  err: unknown,
+  labels: Record<F, string>,
+): Partial<Record<F, string>> {
+  const found: Partial<Record<F, string>> = {};
+  if (!(err instanceof ApiError)) return found;
+  for (const detail of err.details) {
+    const field = detail.path.split('/').pop() as F;
+    if (field in labels && !found[field]) found[field] = `${labels[field]} ${detail.message}.`;
+  }
+  return found;
+}

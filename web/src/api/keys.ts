@@ -12,6 +12,8 @@ export const keys = {
   users: () => ['users'] as const,
   user: (id: string) => ['user', id] as const,
   usage: (id: string) => ['user', id, 'usage'] as const,
+  /** The child's mapping check (`GET /users/validate/<id>`). */
+  validation: (id: string) => ['user', id, 'validation'] as const,
   childApps: (id: string) => ['user', id, 'installed-apps'] as const,
   appPolicy: (childId: string) => ['app-policy', childId] as const,
   appPolicies: () => ['app-policy'] as const,

@@ -3,7 +3,7 @@
 import { type QueryClient, type QueryKey, useMutation, useQueryClient } from '@tanstack/react-query';
 import { type ApiError, api } from './client';
 import { keys } from './keys';
-import type { CommandOutcome, ManagedUserView, ParentView } from './types';
+import type { CommandOutcome, DeviceView, ManagedUserView, MappingView, ParentView } from './types';
 
 const enc = encodeURIComponent;
 
@@ -21,7 +21,7 @@ export interface AddParentBody {
   children: ParentView['children'];
 }
 
-export type UpdateParentBody = Partial<Pick<AddParentBody, 'role' | 'children' | 'password'>>;
+export type UpdateParentBody = Partial<Pick<AddParentBody, 'username' | 'role' | 'children' | 'password'>>;
 
 export type OverlayCommand =
   | { action: 'show'; reason: 'locked'; linux_username: string }
@@ -92,5 +92,65 @@ export const useUpdateParent = () =>
   useChange(
     ({ id, body }: { id: string; body: UpdateParentBody }) =>
       api.patch<ParentView>(`/api/household/parents/${enc(id)}`, body),
+    () => [keys.parents()],
+  );
+
+type Deleted = { id: string; deleted: boolean };
+
+// A device's name shows on its page, in the lists, on the children's pages, alerts and app rules.
+export const useRenameDevice = () =>
+  useChange(
+    ({ systemId, displayName }: { systemId: string; displayName: string }) =>
+      api.patch<DeviceView>(`/api/devices/${enc(systemId)}`, { display_name: displayName }),
+    ({ systemId }) => [...deviceKeys(systemId), keys.users(), ['user'], keys.alerts(), keys.appPolicies()],
+  );
+
+// Removing a device removes its mappings from every child.
+export const useRemoveDevice = () =>
+  useChange(
+    (systemId: string) =>
+      api.delete<{ system_id: string; deleted: boolean }>(`/api/devices/${enc(systemId)}`),
+    (systemId) => [...deviceKeys(systemId), keys.users(), ['user'], keys.appPolicies()],
+  );
+
+export const useAddMapping = () =>
+  useChange(
+    ({ childId, systemId, account }: { childId: string; systemId: string; account: string }) =>
+      api.post<MappingView>(`/managed-users/${enc(childId)}/mappings/add`, {
+        system_id: systemId,
+        linux_username: account,
+      }),
+    ({ childId }) => [keys.user(childId), keys.users(), keys.devices(), keys.appPolicy(childId)],
+  );
+
+export const useRemoveMapping = () =>
+  useChange(
+    ({ mappingId }: { mappingId: string; childId: string }) =>
+      api.delete<Deleted>(`/api/mappings/${enc(mappingId)}`),
+    ({ childId }) => [
+      keys.user(childId),
+      keys.users(),
+      keys.devices(),
+      keys.appPolicy(childId),
+      keys.dashboard(),
+    ],
+  );
+
+export const useRenameChild = () =>
+  useChange(
+    ({ id, name }: { id: string; name: string }) =>
+      api.patch<ManagedUserView>(`/api/managed-users/${enc(id)}`, { name }),
+    ({ id }) => [keys.user(id), keys.users(), keys.dashboard(), keys.alerts(), keys.approvals()],
+  );
+
+export const useRemoveChild = () =>
+  useChange(
+    (id: string) => api.delete<Deleted>(`/api/managed-users/${enc(id)}`),
+    () => [keys.users(), keys.dashboard(), keys.alerts(), keys.approvals(), keys.parents(), keys.devices()],
+  );
+
+export const useRemoveParent = () =>
+  useChange(
+    (id: string) => api.delete<Deleted>(`/api/household/parents/${enc(id)}`),
     () => [keys.parents()],
   );

@@ -15,6 +15,7 @@ import type {
   TaskStatusView,
   UsageView,
   UserList,
+  ValidationView,
 } from './types';
 
 const enc = encodeURIComponent;
@@ -26,6 +27,9 @@ export const useUser = (id: string): Resource<ManagedUserView> =>
 
 export const useUsage = (id: string): Resource<UsageView> =>
   useResource(keys.usage(id), `/api/user/${enc(id)}/usage`);
+
+export const useValidation = (id: string): Resource<ValidationView> =>
+  useResource(keys.validation(id), `/users/validate/${enc(id)}`);
 
 export const useDevices = (): Resource<DeviceList> => useResource(keys.devices(), '/api/devices');
 

@@ -48,7 +48,7 @@ function AccessRequestNotice({
     <Stack gap={6} mt={2}>
       <Text size="sm" c="dimmed" data-testid="request-reason">
         {accessReasonLabel(alert.payload.reason)}
-        {alert.hostname ? ` · on ${alert.hostname}` : ''}
+        {alert.display_name ? ` · on ${alert.display_name}` : ''}
       </Text>
       {message ? (
         <Text
@@ -69,7 +69,7 @@ function AccessRequestNotice({
               onClick={() => control.send('show')}
               loading={control.busy === 'show'}
               disabled={control.busy === 'dismiss'}
-              title={`Pause ${alert.hostname ?? 'the device'} for ${who}`}
+              title={`Pause ${alert.display_name ?? 'the device'} for ${who}`}
             >
               Pause device
             </Button>
@@ -80,7 +80,7 @@ function AccessRequestNotice({
               onClick={() => control.send('dismiss')}
               loading={control.busy === 'dismiss'}
               disabled={control.busy === 'show'}
-              title={`Resume ${alert.hostname ?? 'the device'} for ${who}`}
+              title={`Resume ${alert.display_name ?? 'the device'} for ${who}`}
             >
               Resume
             </Button>

@@ -13,7 +13,7 @@ import { IconBell, IconCheck, IconClock } from './icons';
 export function alertSubject(alert: AlertView): string {
   if (alert.managed_user_name) return alert.managed_user_name;
   if (alert.linux_username) return `Account ${alert.linux_username}`;
-  return alert.hostname ?? 'A device';
+  return alert.display_name ?? alert.hostname ?? 'A device';
 }
 
 /** What the child wrote with an access request, if anything. */
@@ -53,7 +53,7 @@ export function DeviceLink({ alert }: { alert: AlertView }) {
       size="sm"
       style={{ overflowWrap: 'anywhere' }}
     >
-      {alert.hostname ?? 'the device'}
+      {alert.display_name ?? alert.hostname ?? 'the device'}
     </Anchor>
   );
 }
@@ -73,7 +73,7 @@ export function AlertItem({ alert, showKind = true }: { alert: AlertView; showKi
   const details = isRequest ? '' : detailText(alert.payload);
   const subject = alertSubject(alert);
   // An alert about no child or account is named after its device already.
-  const fromDevice = !!alert.system_id && subject !== alert.hostname;
+  const fromDevice = !!alert.system_id && subject !== (alert.display_name ?? alert.hostname);
 
   async function markRead() {
     setBusy(true);

@@ -1,6 +1,6 @@
 import { Avatar, Badge, Group, Text } from '@mantine/core';
 import type { AgeTier, ManagedUserView } from '../api/types';
-import { AGE_TIER_LABELS, plural } from '../labels';
+import { AGE_TIER_LABELS, isGone, plural } from '../labels';
 
 const TIER_COLORS: Record<AgeTier, string> = { under8: 'pink', eight12: 'blue', teen: 'violet' };
 const AVATAR_COLORS = ['hearth', 'teal', 'grape', 'blue', 'pink', 'lime', 'cyan', 'yellow'];
@@ -32,13 +32,18 @@ export function ChildAvatar({ name, size = 'md' }: { name: string; size?: 'sm' |
   );
 }
 
+/** The devices a child uses: each once, however many accounts; unenrolled and rejected ones not at all. */
+export function activeDeviceCount(mappings: ManagedUserView['mappings']): number {
+  return new Set(mappings.filter((m) => !isGone(m.device_status)).map((m) => m.system_id)).size;
+}
+
 /** A child's age tier and how many devices they use, under their name. */
 export function ChildTierLine({ child }: { child: Pick<ManagedUserView, 'overlay_age_tier' | 'mappings'> }) {
   return (
     <Group gap="xs">
       <AgeTierBadge tier={child.overlay_age_tier} />
       <Text size="sm" c="dimmed">
-        {plural(child.mappings.length, 'device')}
+        {plural(activeDeviceCount(child.mappings), 'device')}
       </Text>
     </Group>
   );

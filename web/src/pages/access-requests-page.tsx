@@ -101,7 +101,7 @@ function ApprovalsSection({
   const deviceNames = useNames<DeviceView>(
     useDevices(),
     shown.map((a) => a.system_id),
-    (d) => [d.system_id, d.hostname],
+    (d) => [d.system_id, d.display_name],
   );
   const parentNames = useNames<ParentView>(
     useParents(),

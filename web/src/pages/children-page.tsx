@@ -14,7 +14,7 @@ import {
 } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { messageOf } from '../api/client';
+import { fieldErrorsOf, messageOf } from '../api/client';
 import { useCreateChild } from '../api/mutations';
 import { useUsers } from '../api/resources';
 import type { ManagedUserView } from '../api/types';
@@ -29,6 +29,7 @@ function AddChildForm({ onAdded }: { onAdded: (child: ManagedUserView) => void }
   const [tier, setTier] = useState<string | null>('');
   const [nameError, setNameError] = useState<string | null>(null);
   const create = useCreateChild();
+  const serverName = fieldErrorsOf(create.error, { name: 'The name' }).name;
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -59,14 +60,17 @@ function AddChildForm({ onAdded }: { onAdded: (child: ManagedUserView) => void }
           <Title order={2} fz="lg">
             Add child
           </Title>
-          <ErrorAlert error={create.error && messageOf(create.error)} title="The child was not added" />
+          <ErrorAlert
+            error={create.error && !serverName ? messageOf(create.error) : null}
+            title="The child was not added"
+          />
           <Group align="flex-start" gap="md" grow preventGrowOverflow={false} wrap="wrap">
             <TextInput
               label="Name"
               placeholder="Ann"
               value={name}
               onChange={(e) => setName(e.currentTarget.value)}
-              error={nameError}
+              error={nameError ?? serverName}
               maxLength={NAME_MAX_LENGTH}
               required
               miw={200}

@@ -276,7 +276,7 @@ export function OnlineAccountsPage() {
   ];
   if (filters.child && !childOptions.some((o) => o.value === filters.child))
     childOptions.push({ value: filters.child, label: 'A child' });
-  const deviceNames = new Map((devices.data?.items ?? []).map((d) => [d.system_id, d.hostname]));
+  const deviceNames = new Map((devices.data?.items ?? []).map((d) => [d.system_id, d.display_name]));
   const items = accounts.data?.items;
   const filtered = !!(filters.q.trim() || filters.child);
   const searching = filters.q.trim();

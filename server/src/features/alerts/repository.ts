@@ -31,6 +31,7 @@ export class AlertRepository {
         'alert.kind',
         'alert.system_id',
         'agent_device.hostname',
+        'agent_device.display_name',
         'alert.linux_username',
         'alert.managed_user_id',
         'managed_user.name as managed_user_name',

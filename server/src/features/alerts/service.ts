@@ -33,6 +33,7 @@ export function alertView(row: NonNullable<AlertRow>): AlertView {
     kind: row.kind,
     system_id: row.system_id,
     hostname: row.hostname ?? null,
+    display_name: row.display_name ?? row.hostname ?? null,
     linux_username: row.linux_username,
     managed_user_id: row.managed_user_id,
     managed_user_name: row.managed_user_name ?? null,

@@ -74,6 +74,42 @@ export class DeviceRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * Deletes a rejected or unenrolled device in one transaction. The schema's foreign keys remove its
+   * mappings (and their grants and requests), queued commands, usage, installed apps and app-rule sync;
+   * alerts and online accounts keep their rows with the device nulled. 'enrolled' when it is pending
+   * or approved (nothing is deleted), 'missing' when there is no such device.
+   */
+  removeDecided(
+    householdId: string,
+    systemId: string,
+  ): Promise<'missing' | 'enrolled' | { mappingIds: string[] }> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('agent_device')
+        .select('status')
+        .where('household_id', '=', householdId)
+        .where('system_id', '=', systemId)
+        .executeTakeFirst();
+      if (!row) return 'missing' as const;
+      if (row.status !== 'rejected' && row.status !== 'unenrolled') return 'enrolled' as const;
+      const mappings = await trx
+        .selectFrom('device_mapping')
+        .select('id')
+        .where('system_id', '=', systemId)
+        .execute();
+      await trx.deleteFrom('device_mapping').where('system_id', '=', systemId).execute();
+      await trx.deleteFrom('device_command').where('system_id', '=', systemId).execute();
+      const deleted = await trx
+        .deleteFrom('agent_device')
+        .where('system_id', '=', systemId)
+        .where('status', 'in', ['rejected', 'unenrolled'])
+        .executeTakeFirst();
+      if (Number(deleted.numDeletedRows) !== 1) return 'enrolled' as const;
+      return { mappingIds: mappings.map((m) => m.id) };
+    });
+  }
+
   mappingsOfDevice(systemId: string) {
     return this.db
       .selectFrom('device_mapping')

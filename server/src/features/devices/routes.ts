@@ -2,10 +2,12 @@ import {
   ApproveDeviceBody,
   CommandOutcome,
   DeviceDecision,
+  DeviceDeleted,
   DeviceView,
   ErrorBody,
   Items,
   OverlayControlBody,
+  RenameDeviceBody,
   SystemIdParams,
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
@@ -40,6 +42,26 @@ export function deviceRoutes(app: HearthApp, { devices }: Services): void {
     '/api/devices/:system_id',
     { summary: 'One device', ...one, reply: DeviceView },
     (actor, request) => devices.get(actor, request.params.system_id),
+  );
+  parent.patch(
+    '/api/devices/:system_id',
+    {
+      summary:
+        'Rename a device: the name shown everywhere and on Hearth Space (owner, admin, or managing a child on it)',
+      ...one,
+      body: RenameDeviceBody,
+      reply: DeviceView,
+    },
+    (actor, request) => devices.rename(actor, request.params.system_id, request.body),
+  );
+  parent.delete(
+    '/api/devices/:system_id',
+    {
+      summary: 'Remove a rejected or unenrolled device and what hangs on it (owner or admin)',
+      ...one,
+      reply: DeviceDeleted,
+    },
+    (actor, request) => devices.remove(actor, request.params.system_id),
   );
   parent.post(
     '/api/device/approve/:system_id',

@@ -4,6 +4,7 @@ import {
   DEFAULT_AGE_TIER,
   type DeviceView,
   type OverlayControlBody,
+  type RenameDeviceBody,
 } from '@hearth/protocol';
 
 import type { AgentChannel } from '../../agent-channel/channel.js';
@@ -132,6 +133,45 @@ export class DeviceService {
     await this.channel.notifyDecision(systemId, 'unenrolled');
     this.events.publish(actor.householdId, 'device_status', { system_id: systemId, status: 'unenrolled' });
     return { system_id: systemId, status: 'unenrolled' };
+  }
+
+  /**
+   * Renames a device: the name parents see everywhere and the `device_name` of Hearth Space. The same
+   * right as approving it (a sensitive device route: owner, admin, or managing a child who uses it).
+   */
+  async rename(actor: SessionAuth, systemId: string, body: RenameDeviceBody): Promise<DeviceView> {
+    const device = await this.loadDevice(actor, systemId, 'sensitive');
+    const displayName = body.display_name.trim();
+    await this.devices.update(systemId, { display_name: displayName, updated_at: nowIso() });
+    // The children list carries the mapped devices' names.
+    await this.cache.invalidate(cacheTags.device(systemId), cacheTags.children(actor.householdId));
+    this.events.publish(actor.householdId, 'device_status', { system_id: systemId });
+    return this.view({ ...device, display_name: displayName });
+  }
+
+  /**
+   * Removes a rejected or unenrolled device and everything that hangs on it (mappings with their
+   * grants and requests, the command queue, usage, installed apps, app-rule sync), in one
+   * transaction. Alerts and online accounts stay as history without the device. Owners and admins only.
+   */
+  async remove(actor: SessionAuth, systemId: string): Promise<{ system_id: string; deleted: boolean }> {
+    const device = await this.loadDevice(actor, systemId, 'admin');
+    const outcome = await this.devices.removeDecided(actor.householdId, systemId);
+    if (outcome === 'enrolled') {
+      throw conflict(
+        device.status === 'pending'
+          ? 'This device is waiting for a decision; reject it first, then remove it.'
+          : 'This device is still enrolled; unenrol it first, then remove it.',
+      );
+    }
+    if (outcome === 'missing') throw notFound('The device');
+    await this.cache.invalidate(
+      cacheTags.device(systemId),
+      cacheTags.children(actor.householdId),
+      ...outcome.mappingIds.map((id) => cacheTags.mapping(id)),
+    );
+    this.events.publish(actor.householdId, 'device_status', { system_id: systemId });
+    return { system_id: systemId, deleted: true };
   }
 
   /** Delivers a command now if the device is online anywhere, else keeps it in the device's queue. */

@@ -115,7 +115,13 @@ export class HouseholdRepository {
 
   async updateParent(
     parentId: string,
-    changes: { role?: ParentRole; password_hash?: string; updated_at: string },
+    changes: {
+      role?: ParentRole;
+      password_hash?: string;
+      username?: string;
+      username_key?: string;
+      updated_at: string;
+    },
   ) {
     await this.db.updateTable('parent').set(changes).where('id', '=', parentId).execute();
   }
@@ -148,6 +154,15 @@ export class HouseholdRepository {
           can_manage_policies: r.can_manage_policies ? 1 : 0,
         })),
       )
+      .execute();
+  }
+
+  /** Deletes a parent; their sessions and permissions go with them (foreign keys). */
+  async deleteParent(householdId: string, parentId: string): Promise<void> {
+    await this.db
+      .deleteFrom('parent')
+      .where('household_id', '=', householdId)
+      .where('id', '=', parentId)
       .execute();
   }
 

@@ -1,4 +1,4 @@
-import { CreateParentBody, Items, ParentView, UpdateParentBody } from '@hearth/protocol';
+import { CreateParentBody, DeletedView, Items, ParentView, UpdateParentBody } from '@hearth/protocol';
 import { errorBodies, IdParams, routeGroup } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
@@ -22,11 +22,20 @@ export function householdRoutes(app: HearthApp, { household }: Services): void {
   admin.patch(
     '/api/household/parents/:id',
     {
-      summary: "Change a parent's role, children or password",
+      summary: "Change a parent's username, role, children or password",
       params: IdParams,
       body: UpdateParentBody,
       reply: ParentView,
     },
     (actor, request) => household.updateParent(actor, request.params.id, request.body),
+  );
+  admin.delete(
+    '/api/household/parents/:id',
+    {
+      summary: 'Remove a parent or carer (not yourself, nor the last owner)',
+      params: IdParams,
+      reply: DeletedView,
+    },
+    (actor, request) => household.removeParent(actor, request.params.id),
   );
 }

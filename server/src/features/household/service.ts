@@ -1,6 +1,7 @@
 import type {
   ChildPermission,
   CreateParentBody,
+  DeletedView,
   ParentRole,
   ParentView,
   UpdateParentBody,
@@ -101,6 +102,28 @@ export class HouseholdService {
     return this.getParent(actor, id);
   }
 
+  /**
+   * Removes a parent: their sessions and permissions go with them (foreign keys). Not yourself (another
+   * owner or admin removes you, so a household is never left without someone to run it), an owner only
+   * by an owner, and never the last owner.
+   */
+  async removeParent(actor: SessionAuth, id: string): Promise<DeletedView> {
+    const target = await this.repo.getParent(actor.householdId, id);
+    if (!target) throw notFound('The parent');
+    if (target.id === actor.parentId)
+      throw conflict('You cannot remove yourself; ask another owner or admin to do it.');
+    if (target.role === 'owner' && actor.role !== 'owner')
+      throw forbidden('Only an owner can remove an owner.');
+    await this.repo.transaction(async (repo) => {
+      if (target.role === 'owner' && (await repo.countOwners(actor.householdId)) <= 1)
+        throw conflict('This is the last owner of the household; make someone else an owner first.');
+      await repo.deleteParent(actor.householdId, id);
+    });
+    // Their cached sessions end on every instance.
+    await this.cache.invalidate(cacheTags.parent(id));
+    return { id, deleted: true };
+  }
+
   async updateParent(actor: SessionAuth, id: string, body: UpdateParentBody): Promise<ParentView> {
     const target = await this.repo.getParent(actor.householdId, id);
     if (!target) throw notFound('The parent');
@@ -111,7 +134,12 @@ export class HouseholdService {
       ? await this.grantableChildren(actor.householdId, body.children)
       : undefined;
     const passwordHash = body.password ? await hashPassword(body.password) : undefined;
+    const username = body.username?.trim();
     await this.repo.transaction(async (repo) => {
+      if (username && username !== target.username) {
+        const taken = await repo.usernameTaken(usernameKey(username));
+        if (taken && taken.id !== id) throw conflict('That username is already taken.');
+      }
       const role = body.role ?? target.role;
       if (target.role === 'owner' && role !== 'owner' && (await repo.countOwners(actor.householdId)) <= 1) {
         throw conflict('This is the last owner of the household; make someone else an owner first.');
@@ -119,6 +147,7 @@ export class HouseholdService {
       await repo.updateParent(id, {
         ...(body.role ? { role: body.role } : {}),
         ...(passwordHash ? { password_hash: passwordHash } : {}),
+        ...(username ? { username, username_key: usernameKey(username) } : {}),
         updated_at: nowIso(),
       });
       if (role !== 'member') await repo.replacePermissions(id, []);

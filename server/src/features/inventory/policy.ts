@@ -36,7 +36,10 @@ export class AppPolicyService {
   private async view(managedUserId: string): Promise<AppPolicyView> {
     const policy = await this.repo.policyOf(managedUserId);
     const sync = await this.repo.syncOf(managedUserId);
-    const mappings = await this.repo.mappingsOf(managedUserId);
+    // An unenrolled or rejected device never gets rules again: it leaves the sync list and its counts.
+    const mappings = (await this.repo.mappingsOf(managedUserId)).filter(
+      (m) => m.status === 'approved' || m.status === 'pending',
+    );
     return {
       managed_user_id: managedUserId,
       version: Number(policy?.version ?? 0),

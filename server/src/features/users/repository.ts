@@ -11,6 +11,8 @@ export type ChildWithMappingRow = Pick<
   system_id: string | null;
   linux_username: string | null;
   hostname: string | null;
+  display_name: string | null;
+  device_status: string | null;
   platform: string | null;
 };
 
@@ -36,6 +38,8 @@ export class UserRepository {
           'm.system_id',
           'm.linux_username',
           'd.hostname',
+          'd.display_name',
+          'd.status as device_status',
           'd.platform',
         ])
         .where('u.household_id', '=', p('household'))
@@ -98,6 +102,48 @@ export class UserRepository {
     await this.db.updateTable('managed_user').set(changes).where('id', '=', id).execute();
   }
 
+  async rename(id: string, name: string, at: string): Promise<void> {
+    await this.db.updateTable('managed_user').set({ name, updated_at: at }).where('id', '=', id).execute();
+  }
+
+  /**
+   * Deletes a child in one transaction and answers the mappings it had. The schema's foreign keys
+   * remove what hangs on the child or its mappings; alerts keep their row with the child nulled.
+   */
+  removeChild(householdId: string, id: string) {
+    return this.db.transaction().execute(async (trx) => {
+      const mappings = await trx
+        .selectFrom('device_mapping')
+        .select(['id', 'system_id'])
+        .where('managed_user_id', '=', id)
+        .execute();
+      await trx
+        .updateTable('alert')
+        .set({ managed_user_id: null })
+        .where('household_id', '=', householdId)
+        .where('managed_user_id', '=', id)
+        .execute();
+      await trx.deleteFrom('device_mapping').where('managed_user_id', '=', id).execute();
+      await trx
+        .deleteFrom('managed_user')
+        .where('household_id', '=', householdId)
+        .where('id', '=', id)
+        .execute();
+      return mappings;
+    });
+  }
+
+  /** Deletes one mapping (its sign-up settings, grants and requests go with it); undefined when gone. */
+  async removeMapping(householdId: string, id: string) {
+    const row = await this.db
+      .deleteFrom('device_mapping')
+      .where('household_id', '=', householdId)
+      .where('id', '=', id)
+      .returning(['id', 'system_id'])
+      .executeTakeFirst();
+    return row;
+  }
+
   mappingsOf(userIds: string[]) {
     if (!userIds.length) return Promise.resolve([]);
     return this.db
@@ -110,6 +156,7 @@ export class UserRepository {
         'device_mapping.linux_username',
         'device_mapping.created_at',
         'agent_device.hostname',
+        'agent_device.display_name',
         'agent_device.platform',
         'agent_device.status',
         'agent_device.linux_users',

@@ -1,11 +1,13 @@
 import {
   AddMappingBody,
   CreateUserBody,
+  DeletedView,
   Items,
   ManagedUserView,
   MappingView,
   OverlayBody,
   OverlayView,
+  RenameUserBody,
   StatsView,
   UsageView,
   ValidationView,
@@ -91,6 +93,38 @@ export function userRoutes(app: HearthApp, { users }: Services): void {
       if (wantsJson(request)) return reply.code(201).send(mapping);
       return reply.redirect(`/children/${encodeURIComponent(request.params.id)}`, 303);
     },
+  );
+
+  parent.patch(
+    '/api/managed-users/:id',
+    {
+      access: 'session:admin',
+      summary: 'Rename a child (owner or admin)',
+      params: IdParams,
+      body: RenameUserBody,
+      reply: ManagedUserView,
+    },
+    (actor, request) => users.rename(actor, request.params.id, request.body),
+  );
+  parent.delete(
+    '/api/managed-users/:id',
+    {
+      access: 'session:admin',
+      summary:
+        'Remove a child with their mappings, grants, requests and rules (owner or admin); alerts stay without the child',
+      params: IdParams,
+      reply: DeletedView,
+    },
+    (actor, request) => users.remove(actor, request.params.id),
+  );
+  parent.delete(
+    '/api/mappings/:id',
+    {
+      summary: "Unlink a device account from its child (needs the right to manage the child's policies)",
+      params: IdParams,
+      reply: DeletedView,
+    },
+    (actor, request) => users.removeMapping(actor, request.params.id),
   );
 
   parent.get(

@@ -1,9 +1,11 @@
 import type {
   AddMappingBody,
   CreateUserBody,
+  DeletedView,
   ManagedUserView,
   MappingView,
   OverlayBody,
+  RenameUserBody,
   StatsView,
   UsageView,
   ValidationView,
@@ -26,6 +28,29 @@ function cleanNote(note: string | null | undefined): string | null | undefined {
   if (note === undefined || note === null) return note;
   const trimmed = note.trim();
   return trimmed === '' ? null : trimmed;
+}
+
+type MappingSummary = ManagedUserView['mappings'][number];
+
+/** A mapping as the children list shows it: the device by the name a parent gave it. */
+function mappingSummary(m: {
+  id: string;
+  system_id: string;
+  linux_username: string;
+  hostname: string | null;
+  display_name: string | null;
+  platform: string | null;
+  status: string | null;
+}): MappingSummary {
+  return {
+    id: m.id,
+    system_id: m.system_id,
+    hostname: m.hostname,
+    display_name: m.display_name ?? m.hostname,
+    device_status: m.status,
+    platform: m.platform,
+    linux_username: m.linux_username,
+  };
 }
 
 export class UserService {
@@ -65,13 +90,7 @@ export class UserService {
     for (const m of mappings) {
       const list = byUser.get(m.managed_user_id) ?? [];
       byUser.set(m.managed_user_id, list);
-      list.push({
-        id: m.id,
-        system_id: m.system_id,
-        hostname: m.hostname,
-        platform: m.platform,
-        linux_username: m.linux_username,
-      });
+      list.push(mappingSummary(m));
     }
     return rows.map((r) => ({
       id: r.id,
@@ -97,13 +116,15 @@ export class UserService {
         views.push(view);
       }
       if (row.mapping_id && row.system_id && row.linux_username) {
-        view.mappings.push({
-          id: row.mapping_id,
-          system_id: row.system_id,
-          hostname: row.hostname,
-          platform: row.platform,
-          linux_username: row.linux_username,
-        });
+        view.mappings.push(
+          mappingSummary({
+            ...row,
+            id: row.mapping_id,
+            system_id: row.system_id,
+            linux_username: row.linux_username,
+            status: row.device_status,
+          }),
+        );
       }
     }
     return views;
@@ -117,13 +138,7 @@ export class UserService {
       name: child.name,
       overlay_age_tier: child.overlay_age_tier,
       overlay_parent_note: child.overlay_parent_note,
-      mappings: mappings.map((m) => ({
-        id: m.id,
-        system_id: m.system_id,
-        hostname: m.hostname,
-        platform: m.platform,
-        linux_username: m.linux_username,
-      })),
+      mappings: mappings.map(mappingSummary),
     };
   }
 
@@ -204,6 +219,43 @@ export class UserService {
       linux_username: row.linux_username,
       managed_user_id: userId,
     };
+  }
+
+  /** Renames a child (owners and admins: the route says so). */
+  async rename(actor: SessionAuth, id: string, body: RenameUserBody): Promise<ManagedUserView> {
+    await this.loadChild(actor, id, 'manage');
+    await this.users.rename(id, body.name.trim(), nowIso());
+    await this.cache.invalidate(cacheTags.children(actor.householdId));
+    return this.get(actor, id);
+  }
+
+  /**
+   * Removes a child with everything that was theirs: mappings (and with them sign-up settings,
+   * grants and requests), permissions, app rules, time adjustments, online accounts. The alerts stay
+   * as history, no longer naming the child (the alert's managed_user_id becomes null).
+   */
+  async remove(actor: SessionAuth, id: string): Promise<DeletedView> {
+    await this.loadChild(actor, id, 'manage');
+    const devices = await this.users.removeChild(actor.householdId, id);
+    await this.cache.invalidate(
+      cacheTags.children(actor.householdId),
+      ...devices.map((d) => cacheTags.device(d.system_id)),
+      ...devices.map((d) => cacheTags.mapping(d.id)),
+    );
+    return { id, deleted: true };
+  }
+
+  /** Unlinks an account from its child: the same right as linking it (manage the child). */
+  async removeMapping(actor: SessionAuth, mappingId: string): Promise<DeletedView> {
+    await this.access.requireMapping(actor, mappingId, 'manage');
+    const removed = await this.users.removeMapping(actor.householdId, mappingId);
+    if (!removed) throw notFound('The mapping');
+    await this.cache.invalidate(
+      cacheTags.children(actor.householdId),
+      cacheTags.device(removed.system_id),
+      cacheTags.mapping(mappingId),
+    );
+    return { id: mappingId, deleted: true };
   }
 
   async validate(actor: SessionAuth, userId: string): Promise<ValidationView> {

@@ -6,6 +6,7 @@ import { IconArrowLeft } from '../../components/icons';
 import { ErrorAlert, PageHeader } from '../../components/page';
 import { ChildAppsSummary } from '../apps/child-apps-summary';
 import { NotFoundPage } from '../not-found-page';
+import { ChildActions } from './child-actions';
 import { DevicesSection } from './devices-section';
 import { SpaceCardSection } from './space-card-section';
 import { TodaySection } from './today-section';
@@ -55,6 +56,7 @@ function ChildDetails({ id }: { id: string }) {
         title={child.name}
         leading={<ChildAvatar name={child.name} size="lg" />}
         description={<ChildTierLine child={child} />}
+        actions={<ChildActions child={child} />}
       />
       <Stack gap="lg">
         <TodaySection child={child} />

@@ -1,5 +1,6 @@
 import {
   Alert,
+  Anchor,
   Badge,
   Box,
   Button,
@@ -8,6 +9,7 @@ import {
   EmptyState,
   Group,
   List,
+  NativeSelect,
   Paper,
   Stack,
   Text,
@@ -16,33 +18,63 @@ import {
   Title,
 } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { api, messageOf } from '../../api/client';
-import type { ManagedUserView, Mapping, MappingView, ValidationView } from '../../api/types';
-import { IconAlert, IconCheck, IconDevices, IconPlus, IconShield } from '../../components/icons';
+import { Link } from 'react-router-dom';
+import { fieldErrorsOf, messageOf } from '../../api/client';
+import { useAddMapping, useRemoveMapping } from '../../api/mutations';
+import { useDevices, useValidation } from '../../api/resources';
+import type { DeviceView, ManagedUserView, Mapping, ValidationView } from '../../api/types';
+import { ConfirmDialog } from '../../components/dialogs';
+import { IconAlert, IconCheck, IconDevices, IconPlus, IconUnlink } from '../../components/icons';
 import { ErrorAlert, notifySaved } from '../../components/page';
-import { MAPPING_PROBLEMS, platformLabel } from '../../labels';
+import { deviceName, mappingProblemText, platformLabel } from '../../labels';
 import { SignupApprovals } from './signup-approvals';
 
 type Check = ValidationView['mappings'][number];
 
+/** The select's value for "an account the device has not reported". */
+const OTHER_ACCOUNT = '__other__';
+
 function MappingRow({
   mapping,
   check,
-  childName,
+  child,
 }: {
   mapping: Mapping;
   check: Check | undefined;
-  childName: string;
+  child: ManagedUserView;
 }) {
+  const [confirming, setConfirming] = useState(false);
+  const removal = useRemoveMapping();
+  const name = deviceName(mapping);
+
+  function remove() {
+    removal.mutate(
+      { mappingId: mapping.id, childId: child.id },
+      {
+        onSuccess: () => {
+          notifySaved(`${mapping.linux_username} on ${name} no longer belongs to ${child.name}.`);
+          setConfirming(false);
+        },
+      },
+    );
+  }
+
   return (
     <Paper withBorder radius="md" p="sm" data-testid="mapping-row">
       <Group wrap="nowrap" align="flex-start" gap="sm">
-        <ThemeIcon variant="light" size="lg" radius="md" color="gray">
+        <ThemeIcon variant="light" size="lg" radius="md" color="gray" visibleFrom="xs">
           <IconDevices size={20} />
         </ThemeIcon>
         <Stack gap={2} style={{ flex: 1, minWidth: 0 }}>
           <Group gap="xs">
-            <Text fw={600}>{mapping.hostname ?? 'Unknown device'}</Text>
+            <Anchor
+              component={Link}
+              to={`/devices/${encodeURIComponent(mapping.system_id)}`}
+              fw={600}
+              style={{ overflowWrap: 'anywhere' }}
+            >
+              {name}
+            </Anchor>
             <Badge variant="light" color="gray" size="sm" radius="sm">
               {platformLabel(mapping.platform)}
             </Badge>
@@ -50,109 +82,224 @@ function MappingRow({
           <Text size="sm">
             Account <b>{mapping.linux_username}</b>
           </Text>
-          <Text size="xs" c="dimmed" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
-            {mapping.system_id}
-          </Text>
-          {check ? (
-            check.valid ? (
-              <Group gap={4} c="teal" mt={4}>
-                <IconCheck size={16} />
-                <Text size="sm" fw={500}>
-                  Ready
-                </Text>
-              </Group>
-            ) : (
-              <List size="sm" mt={4} spacing={2} c="red" icon={<IconAlert size={16} />} center>
-                {check.problems.map((problem) => (
-                  <List.Item key={problem}>{MAPPING_PROBLEMS[problem] ?? problem}</List.Item>
-                ))}
-              </List>
-            )
-          ) : null}
         </Stack>
+        <Button
+          variant="subtle"
+          color="red"
+          size="compact-sm"
+          leftSection={<IconUnlink size={14} />}
+          onClick={() => {
+            removal.reset();
+            setConfirming(true);
+          }}
+          aria-label={`Remove ${mapping.linux_username} on ${name}`}
+        >
+          Remove
+        </Button>
       </Group>
+      <Box pl={{ base: 0, xs: 54 }}>
+        {check ? (
+          check.valid ? (
+            <Group gap={4} c="teal" mt={4}>
+              <IconCheck size={16} />
+              <Text size="sm" fw={500}>
+                Ready
+              </Text>
+            </Group>
+          ) : (
+            <List
+              size="sm"
+              mt={4}
+              spacing={2}
+              c="red"
+              icon={<IconAlert size={16} />}
+              data-testid="mapping-problems"
+            >
+              {check.problems.map((problem) => (
+                <List.Item key={problem}>{mappingProblemText(problem, mapping)}</List.Item>
+              ))}
+            </List>
+          )
+        ) : null}
+      </Box>
       <Divider my="sm" />
       <Box pl={{ base: 0, xs: 54 }}>
-        <SignupApprovals mapping={mapping} childName={childName} />
+        <SignupApprovals mapping={mapping} childName={child.name} />
       </Box>
+      <ConfirmDialog
+        opened={confirming}
+        title={`Remove ${mapping.linux_username} on ${name}?`}
+        confirmLabel="Remove link"
+        confirmIcon={<IconUnlink size={16} />}
+        busy={removal.isPending}
+        error={removal.error}
+        errorTitle="The link was not removed"
+        onConfirm={remove}
+        onClose={() => setConfirming(false)}
+      >
+        {`Hearth stops looking after ${mapping.linux_username} on ${name} for ${child.name}: its sign-up grants and waiting requests go too. You can link the account again at any time.`}
+      </ConfirmDialog>
     </Paper>
   );
 }
 
-function AddMappingForm({ child, onAdded }: { child: ManagedUserView; onAdded: () => void }) {
-  const [systemId, setSystemId] = useState('');
-  const [account, setAccount] = useState('');
-  const [errors, setErrors] = useState<{ systemId?: string; account?: string }>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+type FormErrors = { device?: string; account?: string };
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+function AddMappingForm({ child }: { child: ManagedUserView }) {
+  const devices = useDevices();
+  const adding = useAddMapping();
+  const [systemId, setSystemId] = useState('');
+  const [choice, setChoice] = useState('');
+  const [typed, setTyped] = useState('');
+  const [errors, setErrors] = useState<FormErrors>({});
+  const [failure, setFailure] = useState<string | null>(null);
+
+  const approved = (devices.data?.items ?? []).filter((d) => d.status === 'approved');
+  const device: DeviceView | undefined = approved.find((d) => d.system_id === systemId);
+  const linked = new Set(child.mappings.filter((m) => m.system_id === systemId).map((m) => m.linux_username));
+  const accounts = (device?.linux_users ?? []).filter((u) => !linked.has(u.username));
+  const other = choice === OTHER_ACCOUNT;
+  const account = (other ? typed : choice).trim();
+
+  function chooseDevice(value: string) {
+    setSystemId(value);
+    const next = approved.find((d) => d.system_id === value);
+    const free = (next?.linux_users ?? []).filter(
+      (u) => !child.mappings.some((m) => m.system_id === value && m.linux_username === u.username),
+    );
+    // One account left to choose: choose it.
+    setChoice(free.length === 1 && free[0] ? free[0].username : free.length ? '' : OTHER_ACCOUNT);
+    setErrors({});
     setFailure(null);
-    const found = {
-      systemId: systemId.trim() ? undefined : 'Enter the device ID.',
-      account: !account.trim()
-        ? 'Enter the account name.'
-        : /\s/.test(account.trim())
-          ? 'An account name has no spaces.'
-          : undefined,
-    };
-    setErrors(found);
-    if (found.systemId || found.account) return;
-    setBusy(true);
-    try {
-      const mapping = await api.post<MappingView>(
-        `/managed-users/${encodeURIComponent(child.id)}/mappings/add`,
-        { system_id: systemId.trim(), linux_username: account.trim() },
-      );
-      notifySaved(`The account ${mapping.linux_username} now belongs to ${child.name}.`);
-      setSystemId('');
-      setAccount('');
-      onAdded();
-    } catch (err) {
-      setFailure(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
   }
 
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setFailure(null);
+    const found: FormErrors = {
+      device: systemId ? undefined : 'Choose the device.',
+      account: account
+        ? undefined
+        : other
+          ? 'Type the name of the account on the device.'
+          : 'Choose the account on the device.',
+    };
+    setErrors(found);
+    if (found.device || found.account) return;
+    adding.mutate(
+      { childId: child.id, systemId, account },
+      {
+        onSuccess: (mapping) => {
+          notifySaved(`The account ${mapping.linux_username} now belongs to ${child.name}.`);
+          setSystemId('');
+          setChoice('');
+          setTyped('');
+        },
+        onError: (err) => {
+          const fields = fieldErrorsOf(err, { system_id: 'The device', linux_username: 'The account name' });
+          if (fields.system_id || fields.linux_username)
+            setErrors({ device: fields.system_id, account: fields.linux_username });
+          else setFailure(messageOf(err));
+        },
+      },
+    );
+  }
+
+  const deviceOptions = [
+    { value: '', label: approved.length ? 'Choose a device…' : 'No approved devices yet', disabled: true },
+    ...approved.map((d) => ({
+      value: d.system_id,
+      label: d.display_name === d.hostname ? d.display_name : `${d.display_name} (${d.hostname})`,
+    })),
+  ];
+  const accountOptions = [
+    { value: '', label: device ? 'Choose an account…' : 'Choose a device first', disabled: true },
+    ...accounts.map((u) => ({
+      value: u.username,
+      label:
+        u.display_name && u.display_name !== u.username ? `${u.username} (${u.display_name})` : u.username,
+    })),
+    ...(device ? [{ value: OTHER_ACCOUNT, label: 'Another account (type its name)…' }] : []),
+  ];
+
   return (
-    <form onSubmit={submit} noValidate aria-label="Add device mapping">
+    <form onSubmit={submit} noValidate aria-label="Link a device">
       <Stack gap="md">
-        <Title order={3} fz="md">
-          Add device mapping
-        </Title>
-        <ErrorAlert error={failure} title="The device was not added" />
+        <Stack gap={4}>
+          <Title order={3} fz="md">
+            Link a device
+          </Title>
+          <Text size="sm" c="dimmed">
+            Choose one of your approved devices and the account {child.name} signs in to there.
+          </Text>
+        </Stack>
+        <ErrorAlert error={failure} title="The device was not linked" />
+        <ErrorAlert error={devices.error} onRetry={devices.reload} title="Could not load your devices" />
+        {devices.data && !approved.length ? (
+          <Text size="sm">
+            No device is approved yet.{' '}
+            <Anchor component={Link} to="/devices/add">
+              Add a device
+            </Anchor>
+            , then approve it on the Devices page.
+          </Text>
+        ) : null}
         <Group align="flex-start" gap="md" grow preventGrowOverflow={false} wrap="wrap">
-          <TextInput
-            label="Device ID"
-            description="Shown on the device when it pairs with Hearth."
-            placeholder="123e4567-e89b-12d3-a456-426614174000"
+          <NativeSelect
+            label="Device"
+            data={deviceOptions}
             value={systemId}
-            onChange={(e) => setSystemId(e.currentTarget.value)}
-            error={errors.systemId}
-            autoCapitalize="none"
-            spellCheck={false}
+            onChange={(e) => chooseDevice(e.currentTarget.value)}
+            error={errors.device}
             required
             miw={220}
-            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           />
-          <TextInput
-            label="Account name"
-            description={`The user account ${child.name} signs in to.`}
-            placeholder="ann"
-            value={account}
-            onChange={(e) => setAccount(e.currentTarget.value)}
-            error={errors.account}
-            autoCapitalize="none"
-            spellCheck={false}
+          <NativeSelect
+            label="Account"
+            data={accountOptions}
+            value={choice}
+            onChange={(e) => {
+              setChoice(e.currentTarget.value);
+              setErrors((current) => ({ ...current, account: undefined }));
+            }}
+            error={other ? undefined : errors.account}
+            disabled={!device}
             required
-            miw={180}
+            miw={200}
           />
         </Group>
+        {other ? (
+          <Stack gap="xs">
+            <TextInput
+              label="Account name"
+              description={`The user account ${child.name} signs in to on ${device ? device.display_name : 'the device'}.`}
+              placeholder="ann"
+              value={typed}
+              onChange={(e) => {
+                setTyped(e.currentTarget.value);
+                setErrors((current) => ({ ...current, account: undefined }));
+              }}
+              error={errors.account}
+              autoCapitalize="none"
+              spellCheck={false}
+              required
+            />
+            <Alert
+              variant="light"
+              color="yellow"
+              icon={<IconAlert />}
+              role="status"
+              data-testid="unreported-warning"
+            >
+              {device ? device.display_name : 'This device'} has not reported{' '}
+              {account ? <b>{account}</b> : 'this account'}. Check the spelling: Hearth looks after the
+              account only once it exists there and the device has seen it.
+            </Alert>
+          </Stack>
+        ) : null}
         <Group justify="flex-end">
-          <Button type="submit" loading={busy} leftSection={<IconPlus size={16} />}>
-            Add device mapping
+          <Button type="submit" loading={adding.isPending} leftSection={<IconPlus size={16} />}>
+            Link device
           </Button>
         </Group>
       </Stack>
@@ -160,59 +307,37 @@ function AddMappingForm({ child, onAdded }: { child: ManagedUserView; onAdded: (
   );
 }
 
-export function DevicesSection({ child, onChanged }: { child: ManagedUserView; onChanged: () => void }) {
-  const [validation, setValidation] = useState<ValidationView | null>(null);
-  const [checkFailure, setCheckFailure] = useState<string | null>(null);
-  const [checking, setChecking] = useState(false);
-
-  async function check() {
-    setChecking(true);
-    setCheckFailure(null);
-    try {
-      setValidation(await api.get<ValidationView>(`/users/validate/${encodeURIComponent(child.id)}`));
-    } catch (err) {
-      setCheckFailure(messageOf(err));
-    } finally {
-      setChecking(false);
-    }
-  }
-
-  const checks = new Map(validation?.mappings.map((m) => [m.id, m]));
+export function DevicesSection({ child }: { child: ManagedUserView; onChanged?: () => void }) {
+  const validation = useValidation(child.id);
+  const checks = new Map(validation.data?.mappings.map((m) => [m.id, m]));
+  const problems = child.mappings.length > 0 && validation.data && !validation.data.valid;
   return (
     <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="devices-title">
       <Stack gap="md">
-        <Group justify="space-between" align="flex-start" gap="sm">
-          <Stack gap={4} style={{ flex: '1 1 14rem' }}>
-            <Title order={2} fz="lg" id="devices-title">
-              Devices
-            </Title>
-            <Text size="sm" c="dimmed">
-              Accounts on computers and phones that belong to {child.name}.
-            </Text>
-          </Stack>
-          {child.mappings.length ? (
-            <Button
-              variant="default"
-              onClick={check}
-              loading={checking}
-              leftSection={<IconShield size={16} />}
-            >
-              Check mappings
-            </Button>
-          ) : null}
-        </Group>
-        <ErrorAlert error={checkFailure} title="Could not check the mappings" />
-        {validation && validation.mappings.length > 0 ? (
+        <Stack gap={4}>
+          <Title order={2} fz="lg" id="devices-title">
+            Devices
+          </Title>
+          <Text size="sm" c="dimmed">
+            Accounts on computers and phones that belong to {child.name}.
+          </Text>
+        </Stack>
+        {validation.error && child.mappings.length ? (
+          <ErrorAlert
+            error={validation.error}
+            onRetry={validation.reload}
+            title="Could not check the devices"
+          />
+        ) : null}
+        {problems ? (
           <Alert
             variant="light"
-            color={validation.valid ? 'teal' : 'yellow'}
-            icon={validation.valid ? <IconCheck /> : <IconAlert />}
-            title={validation.valid ? 'Everything is ready' : 'Some devices need attention'}
+            color="yellow"
+            icon={<IconAlert />}
+            title="Some devices need attention"
             role="status"
           >
-            {validation.valid
-              ? `Hearth can look after ${child.name} on every device below.`
-              : 'Hearth cannot look after these accounts yet; see the notes under each device.'}
+            Hearth cannot look after every account below yet; see the notes under each device.
           </Alert>
         ) : null}
         {child.mappings.length === 0 ? (
@@ -221,29 +346,18 @@ export function DevicesSection({ child, onChanged }: { child: ManagedUserView; o
             icon={<IconDevices size={24} />}
             withIndicatorBackground
             title="No devices yet"
-            description={`Map an account on a device to ${child.name} below, and Hearth will look after it.`}
+            description={`Link an account on a device to ${child.name} below, and Hearth will look after it.`}
             py="md"
           />
         ) : (
           <Stack gap="sm">
             {child.mappings.map((mapping) => (
-              <MappingRow
-                key={mapping.id}
-                mapping={mapping}
-                check={checks.get(mapping.id)}
-                childName={child.name}
-              />
+              <MappingRow key={mapping.id} mapping={mapping} check={checks.get(mapping.id)} child={child} />
             ))}
           </Stack>
         )}
         <Divider />
-        <AddMappingForm
-          child={child}
-          onAdded={() => {
-            setValidation(null);
-            onChanged();
-          }}
-        />
+        <AddMappingForm child={child} />
       </Stack>
     </Card>
   );

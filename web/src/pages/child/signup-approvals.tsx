@@ -197,7 +197,7 @@ export function SignupApprovals({ mapping, childName }: { mapping: Mapping; chil
   const { setData: setSettings } = settings;
   const { setData: setGrants } = grants;
 
-  const where = `${mapping.linux_username} on ${mapping.hostname ?? 'this device'}`;
+  const where = `${mapping.linux_username} on ${mapping.display_name ?? mapping.hostname ?? 'this device'}`;
 
   async function toggle(enforce: boolean) {
     if (saving) return;

@@ -15,7 +15,9 @@ export function usageSummary(usage: UsageView): string {
 export function TodaySection({ child }: { child: ManagedUserView }) {
   const usage = useUsage(child.id);
   const data = usage.data;
-  const names = new Map(child.mappings.map((m) => [`${m.system_id}/${m.linux_username}`, m.hostname]));
+  const names = new Map(
+    child.mappings.map((m) => [`${m.system_id}/${m.linux_username}`, m.display_name ?? m.hostname]),
+  );
   const busyDevices = data?.devices.filter((d) => d.seconds_used > 0) ?? [];
 
   return (

@@ -1,6 +1,6 @@
 import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { messageOf } from '../../api/client';
+import { fieldErrorsOf, messageOf } from '../../api/client';
 import { useApproveDevice, useRejectDevice } from '../../api/mutations';
 import type { DeviceView } from '../../api/types';
 import { IconCheck, IconX } from '../../components/icons';
@@ -18,6 +18,7 @@ function ApproveModal({
 }) {
   const [name, setName] = useState('');
   const approve = useApproveDevice();
+  const nameError = fieldErrorsOf(approve.error, { display_name: 'The friendly name' }).display_name;
   // Busy from the press until the modal closes: a second press must not approve twice.
   const busy = approve.isPending || approve.isSuccess;
 
@@ -28,7 +29,7 @@ function ApproveModal({
       { systemId: device.system_id, displayName },
       {
         onSuccess: () => {
-          notifySaved(`${displayName || device.hostname} is approved. Hearth now looks after it.`);
+          notifySaved(`${displayName || device.display_name} is approved. Hearth now looks after it.`);
           onDecided();
         },
       },
@@ -36,14 +37,17 @@ function ApproveModal({
   }
 
   return (
-    <Modal opened onClose={onClose} title={`Approve ${device.hostname}?`} centered>
+    <Modal opened onClose={onClose} title={`Approve ${device.display_name}?`} centered>
       <form onSubmit={submit} noValidate aria-label="Approve device">
         <Stack gap="md">
           <Text size="sm">
             Hearth starts looking after this device as soon as you approve it. Give it a name you will
             recognise, if you like.
           </Text>
-          <ErrorAlert error={approve.error && messageOf(approve.error)} title="The device was not approved" />
+          <ErrorAlert
+            error={approve.error && !nameError ? messageOf(approve.error) : null}
+            title="The device was not approved"
+          />
           <TextInput
             label="Friendly name"
             description={`Optional. Shown in Hearth and on the pause screen; without one it is called ${device.hostname}.`}
@@ -51,6 +55,7 @@ function ApproveModal({
             value={name}
             onChange={(e) => setName(e.currentTarget.value)}
             maxLength={NAME_MAX_LENGTH}
+            error={nameError}
             data-autofocus
           />
           <Group justify="flex-end" gap="sm">
@@ -82,14 +87,14 @@ function RejectModal({
   function reject() {
     rejection.mutate(device.system_id, {
       onSuccess: () => {
-        notifySaved(`${device.hostname} was turned away.`);
+        notifySaved(`${device.display_name} was turned away.`);
         onDecided();
       },
     });
   }
 
   return (
-    <Modal opened onClose={onClose} title={`Reject ${device.hostname}?`} centered>
+    <Modal opened onClose={onClose} title={`Reject ${device.display_name}?`} centered>
       <Stack gap="md">
         <Text size="sm">
           The device is disconnected and Hearth will not look after it. If it asks to join again, it shows up
@@ -125,7 +130,7 @@ export function DecisionButtons({ device, onDecided }: { device: DeviceView; onD
       <Button
         onClick={() => setOpen('approve')}
         leftSection={<IconCheck size={16} />}
-        aria-label={`Approve ${device.hostname}`}
+        aria-label={`Approve ${device.display_name}`}
       >
         Approve
       </Button>
@@ -133,7 +138,7 @@ export function DecisionButtons({ device, onDecided }: { device: DeviceView; onD
         variant="default"
         onClick={() => setOpen('reject')}
         leftSection={<IconX size={16} />}
-        aria-label={`Reject ${device.hostname}`}
+        aria-label={`Reject ${device.display_name}`}
       >
         Reject
       </Button>

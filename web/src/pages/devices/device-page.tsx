@@ -37,6 +37,7 @@ import { InstalledAppsSection } from '../apps/device-apps-section';
 import { NotFoundPage } from '../not-found-page';
 import { DecisionButtons } from './decision-buttons';
 import { childrenByDevice, type DeviceChild } from './device-children';
+import { RemoveDeviceCard, RenameDeviceButton } from './device-manage';
 import { PauseControls } from './pause-controls';
 
 export function BackToDevices() {
@@ -313,6 +314,7 @@ function DeviceDetails({ systemId }: { systemId: string }) {
             <LastSeen device={data} />
           </Group>
         }
+        actions={data.status === 'approved' || isAdmin ? <RenameDeviceButton device={data} /> : null}
       />
       <Stack gap="lg">
         <StaleNotice error={device.error} />
@@ -327,6 +329,9 @@ function DeviceDetails({ systemId }: { systemId: string }) {
         </Grid>
         <InstalledAppsSection device={data} />
         {isAdmin && data.status === 'approved' ? <UnenrollCard device={data} onUnenrolled={refresh} /> : null}
+        {isAdmin && (data.status === 'rejected' || data.status === 'unenrolled') ? (
+          <RemoveDeviceCard device={data} />
+        ) : null}
       </Stack>
     </>
   );

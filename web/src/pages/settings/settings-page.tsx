@@ -14,7 +14,7 @@ import {
   Title,
 } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { messageOf } from '../../api/client';
+import { fieldErrorsOf, messageOf } from '../../api/client';
 import { useAddParent, useUpdateParent } from '../../api/mutations';
 import { useParents, useUsers } from '../../api/resources';
 import type { ChildPermission, ManagedUserView, ParentRole, ParentView } from '../../api/types';
@@ -24,6 +24,7 @@ import { PASSWORD_MIN_LENGTH, ROLE_COLORS, ROLE_DESCRIPTIONS, ROLE_LABELS } from
 import { useSession, useSignedIn } from '../../session';
 import { BackgroundTasksCard } from './background-tasks';
 import { ChildPermissionsEditor, grantedOnly } from './child-permissions';
+import { RemoveParentButton } from './remove-parent';
 
 function roleOptions(actorRole: ParentRole) {
   const roles: ParentRole[] = actorRole === 'owner' ? ['owner', 'admin', 'member'] : ['admin', 'member'];
@@ -81,9 +82,12 @@ function ParentRow({
           </Text>
         </Stack>
         {canEdit ? (
-          <Button variant="default" size="xs" onClick={onEdit} aria-label={`Change ${parent.username}`}>
-            Change
-          </Button>
+          <Group gap={4} wrap="nowrap" style={{ flexShrink: 0 }}>
+            <Button variant="default" size="xs" onClick={onEdit} aria-label={`Change ${parent.username}`}>
+              Change
+            </Button>
+            {isSelf ? null : <RemoveParentButton parent={parent} />}
+          </Group>
         ) : null}
       </Group>
     </Paper>
@@ -105,6 +109,7 @@ function AddParentForm({
   const [children, setChildren] = useState<ChildPermission[]>([]);
   const [errors, setErrors] = useState<{ username?: string; password?: string }>({});
   const add = useAddParent();
+  const serverFields = fieldErrorsOf(add.error, { username: 'The username', password: 'The password' });
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -146,13 +151,16 @@ function AddParentForm({
         <Title order={3} fz="md">
           Add a parent or carer
         </Title>
-        <ErrorAlert error={add.error && messageOf(add.error)} title="They were not added" />
+        <ErrorAlert
+          error={add.error && !serverFields.username && !serverFields.password ? messageOf(add.error) : null}
+          title="They were not added"
+        />
         <Group align="flex-start" gap="md" grow preventGrowOverflow={false} wrap="wrap">
           <TextInput
             label="Username"
             value={username}
             onChange={(e) => setUsername(e.currentTarget.value)}
-            error={errors.username}
+            error={errors.username ?? serverFields.username}
             autoComplete="off"
             autoCapitalize="none"
             spellCheck={false}
@@ -164,7 +172,7 @@ function AddParentForm({
             description={`At least ${PASSWORD_MIN_LENGTH} characters; share it with them privately.`}
             value={password}
             onChange={(e) => setPassword(e.currentTarget.value)}
-            error={errors.password}
+            error={errors.password ?? serverFields.password}
             autoComplete="new-password"
             required
             miw={200}
@@ -207,21 +215,33 @@ function EditParentModal({
   const [children, setChildren] = useState<ChildPermission[]>(
     parent.role === 'member' ? parent.children : [],
   );
+  const [username, setUsername] = useState(parent.username);
+  const [usernameError, setUsernameError] = useState<string | null>(null);
   const [password, setPassword] = useState('');
   const [passwordError, setPasswordError] = useState<string | null>(null);
   const update = useUpdateParent();
+  const serverFields = fieldErrorsOf(update.error, { username: 'The username', password: 'The password' });
   // Busy until the modal closes, so a second press does not save twice.
   const busy = update.isPending || update.isSuccess;
 
   function submit(event: FormEvent) {
     event.preventDefault();
     update.reset();
-    if (password && password.length < PASSWORD_MIN_LENGTH) {
-      setPasswordError(`The password needs at least ${PASSWORD_MIN_LENGTH} characters.`);
-      return;
-    }
-    setPasswordError(null);
+    const name = username.trim();
+    const nameProblem = !name
+      ? 'Choose a username for them.'
+      : /\s/.test(name)
+        ? 'A username cannot contain spaces.'
+        : null;
+    const passwordProblem =
+      password && password.length < PASSWORD_MIN_LENGTH
+        ? `The password needs at least ${PASSWORD_MIN_LENGTH} characters.`
+        : null;
+    setUsernameError(nameProblem);
+    setPasswordError(passwordProblem);
+    if (nameProblem || passwordProblem) return;
     const body = {
+      ...(name !== parent.username ? { username: name } : {}),
       ...(role !== parent.role ? { role } : {}),
       ...(role === 'member' ? { children: grantedOnly(children) } : {}),
       ...(password ? { password } : {}),
@@ -250,7 +270,25 @@ function EditParentModal({
     <Modal opened onClose={onClose} title={`Change ${parent.username}`} centered size="lg">
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
-          <ErrorAlert error={update.error && messageOf(update.error)} title="Not saved" />
+          <ErrorAlert
+            error={
+              update.error && !serverFields.username && !serverFields.password
+                ? messageOf(update.error)
+                : null
+            }
+            title="Not saved"
+          />
+          <TextInput
+            label="Username"
+            description="The name they sign in with."
+            value={username}
+            onChange={(e) => setUsername(e.currentTarget.value)}
+            error={usernameError ?? serverFields.username}
+            autoComplete="off"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+          />
           <Select
             label="Role"
             data={options}
@@ -266,7 +304,7 @@ function EditParentModal({
             description="Leave empty to keep the current one. A new password signs them out on other devices."
             value={password}
             onChange={(e) => setPassword(e.currentTarget.value)}
-            error={passwordError}
+            error={passwordError ?? serverFields.password}
             autoComplete="new-password"
           />
           <Group justify="flex-end" gap="sm">
@@ -377,7 +415,10 @@ export function SettingsPage() {
           onSaved={(parent) => {
             replace(parent);
             setEditing(null);
-            if (parent.id === session.parent.id && parent.role !== session.role) {
+            if (
+              parent.id === session.parent.id &&
+              (parent.role !== session.role || parent.username !== session.parent.username)
+            ) {
               refresh().catch((err: unknown) => notifyError(err, 'Could not refresh your session'));
             }
           }}
