@@ -21,7 +21,13 @@ import { pairingRoutes } from './features/pairing/routes.js';
 import { userRoutes } from './features/users/routes.js';
 import { defaultWebDir, webRoutes } from './features/web/routes.js';
 import { installAccessControl } from './platform/access.js';
-import { type Fallback, installErrorHandling, installValidators } from './platform/http.js';
+import {
+  clientErrorHandler,
+  type Fallback,
+  frameworkErrors,
+  installErrorHandling,
+  installValidators,
+} from './platform/http.js';
 import type { Services } from './services.js';
 import type { HearthApp } from './types.js';
 
@@ -41,6 +47,8 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     }),
     routerOptions: { maxParamLength: 200 },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
