@@ -36,12 +36,20 @@ export interface BuildAppOptions {
   services: Services;
 }
 
+/**
+ * HEARTH_TRUST_PROXY=n: the socket's peer and the n-1 addresses before it in X-Forwarded-For are
+ * proxies; the address before those is the client. Right only when Hearth cannot be reached except
+ * through those proxies (else list the proxies' addresses instead).
+ */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 /** Builds the Fastify app from its parts; no side effects until `listen`. */
 export async function buildApp({ config, services }: BuildAppOptions): Promise<HearthApp> {
   const app = Fastify({
     loggerInstance: services.log,
     bodyLimit: LIMITS.jsonBodyBytes,
-    trustProxy: config.trustProxy,
+    // A hop count is given as a function: Fastify takes a bare number as "trust no hop".
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Per-request lines only when debugging: a busy household server should not log every poll.
     logController: new LogController({
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
