@@ -11,13 +11,18 @@ import {
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireSession } from '../../platform/access.js';
-import { notFound } from '../../platform/errors.js';
+import { notFound, rateLimited } from '../../platform/errors.js';
 import { errorBodies } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 import { type IssuedSession, sessionView } from './service.js';
 
 const tags = ['session'];
+/**
+ * Open sign-up: households created per client address. Counted once the body is valid and before the
+ * password is hashed, so every attempt that costs the server a hash counts, taken usernames too.
+ */
+export const SIGNUP_LIMIT = { max: 5, windowMs: 60 * 60 * 1000 };
 const errors = errorBodies(400, 401, 403, 404, 409, 429);
 
 function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: IssuedSession) {
@@ -30,7 +35,7 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session:
   });
 }
 
-export function authRoutes(app: HearthApp, { auth, config }: Services): void {
+export function authRoutes(app: HearthApp, { auth, config, limitIp }: Services): void {
   app.get(
     '/api/setup',
     {
@@ -76,6 +81,9 @@ export function authRoutes(app: HearthApp, { auth, config }: Services): void {
     },
     async (request, reply) => {
       if (!config.openSignup) throw notFound('Sign-up');
+      const wait = await limitIp(`signup|${request.ip}`, SIGNUP_LIMIT.max, SIGNUP_LIMIT.windowMs);
+      if (wait !== null)
+        throw rateLimited(wait, 'Too many sign-ups from this address; please try again in an hour.');
       const { parentId } = await auth.createHouseholdWithOwner(request.body, false);
       const session = await auth.issueSession(parentId);
       setSessionCookie(request, reply, session);
