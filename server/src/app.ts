@@ -26,6 +26,7 @@ import {
   type Fallback,
   frameworkErrors,
   installErrorHandling,
+  installSecurityHeaders,
   installValidators,
 } from './platform/http.js';
 import type { Services } from './services.js';
@@ -62,6 +63,7 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   installValidators(app);
   const fallbacks: Fallback[] = [];
   installErrorHandling(app, fallbacks);
+  installSecurityHeaders(app);
   // Cookies must be parsed before the access hook reads the session cookie.
   // Cookies are parsed only where a session is needed (the access check does it).
   await app.register(fastifyCookie, { hook: false });
@@ -102,7 +104,16 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
       return { schema: { ...schema, security } as typeof schema, url };
     },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/api/docs',
+    // The docs page's own policy (hashes of its inline parts), without forcing https on a LAN server
+    // and without being framed.
+    staticCSP: true,
+    transformStaticCSP: (header) =>
+      header
+        .replace(/\s*upgrade-insecure-requests;?/, '')
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'"),
+  });
 
   fallbacks.push(await webRoutes(app, config.webDir ?? defaultWebDir()));
 

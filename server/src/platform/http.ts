@@ -104,10 +104,48 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        'X-Content-Type-Options: nosniff\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(err);
+}
+
+/**
+ * The admin UI and the API: scripts only from Hearth itself (the built UI has no inline script), styles
+ * from Hearth plus inline ones (Mantine writes its CSS variables into <style> tags and React sets
+ * style attributes at run time, so style-src needs 'unsafe-inline'), and no framing by any page.
+ */
+export const UI_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+/**
+ * Hearth Space carries its own CSP in a <meta> tag (script and style hashes, loopback bridge); the
+ * header adds what a meta tag cannot say: only Hearth's own pages (the child-page preview) may frame it.
+ */
+export const OVERLAY_CSP = "frame-ancestors 'self'; base-uri 'none'; object-src 'none'";
+
+/** Security headers on every answer: CSP, framing, no MIME sniffing, no referrer to other sites. */
+export function installSecurityHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const overlay = request.url.startsWith('/overlay/');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'same-origin');
+    reply.header('x-frame-options', overlay ? 'SAMEORIGIN' : 'DENY');
+    // A plugin's own policy (the API docs page) is kept.
+    if (!reply.hasHeader('content-security-policy'))
+      reply.header('content-security-policy', overlay ? OVERLAY_CSP : UI_CSP);
+    return payload;
+  });
 }
 
 export function sendError(reply: FastifyReply, err: ErrorAnswer): FastifyReply {

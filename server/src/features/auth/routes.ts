@@ -11,7 +11,7 @@ import {
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireSession } from '../../platform/access.js';
-import { notFound, rateLimited } from '../../platform/errors.js';
+import { HttpError, notFound, rateLimited } from '../../platform/errors.js';
 import { errorBodies } from '../../platform/route-kit.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
@@ -25,6 +25,41 @@ const tags = ['session'];
 export const SIGNUP_LIMIT = { max: 5, windowMs: 60 * 60 * 1000 };
 const errors = errorBodies(400, 401, 403, 404, 409, 429);
 
+/**
+ * Login CSRF: a page on another site must not sign the browser in (to an account of the attacker's
+ * choosing) by posting a form to /login, /api/session, /api/setup or /api/signup. A browser that sends
+ * Sec-Fetch-Site is believed: only `same-origin` and `none` (typed or bookmarked) pass. Without it, an
+ * Origin header must name this server: its Host, the X-Forwarded-Host of a trusted proxy, or
+ * HEARTH_PUBLIC_URL. Requests with neither header (curl, scripts, agents) are not from a browser
+ * page and pass.
+ */
+export function sameOriginSignIn(publicUrl: string | null) {
+  const publicHost = publicUrl ? new URL(publicUrl).host : null;
+  return async (request: FastifyRequest) => {
+    const site = request.headers['sec-fetch-site'];
+    const origin = request.headers.origin;
+    let allowed: boolean;
+    if (site !== undefined) allowed = site === 'same-origin' || site === 'none';
+    else if (origin === undefined) allowed = true;
+    else {
+      let host: string | null = null;
+      try {
+        host = new URL(origin).host;
+      } catch {
+        // "null" (a sandboxed frame, a privacy redirect) names no origin at all.
+      }
+      allowed =
+        host !== null && (host === request.headers.host || host === request.host || host === publicHost);
+    }
+    if (!allowed)
+      throw new HttpError(
+        403,
+        'csrf_failed',
+        "Sign in from Hearth's own page; a sign-in sent from another site is refused.",
+      );
+  };
+}
+
 function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: IssuedSession) {
   reply.setCookie(SESSION_COOKIE, session.cookie, {
     httpOnly: true,
@@ -36,6 +71,7 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session:
 }
 
 export function authRoutes(app: HearthApp, { auth, config, limitIp }: Services): void {
+  const sameOrigin = sameOriginSignIn(config.publicUrl);
   app.get(
     '/api/setup',
     {
@@ -53,6 +89,7 @@ export function authRoutes(app: HearthApp, { auth, config, limitIp }: Services):
     '/api/setup',
     {
       config: { access: 'public' },
+      onRequest: sameOrigin,
       schema: {
         tags,
         summary: 'Create the first household and its owner',
@@ -72,6 +109,7 @@ export function authRoutes(app: HearthApp, { auth, config, limitIp }: Services):
     '/api/signup',
     {
       config: { access: 'public' },
+      onRequest: sameOrigin,
       schema: {
         tags,
         summary: 'Open sign-up (HEARTH_OPEN_SIGNUP): a new household and its owner',
@@ -95,6 +133,7 @@ export function authRoutes(app: HearthApp, { auth, config, limitIp }: Services):
     '/api/session',
     {
       config: { access: 'public' },
+      onRequest: sameOrigin,
       schema: { tags, summary: 'Sign in', body: SignInBody, response: { 200: SessionView, ...errors } },
     },
     async (request, reply) => {
@@ -108,6 +147,7 @@ export function authRoutes(app: HearthApp, { auth, config, limitIp }: Services):
     '/login',
     {
       config: { access: 'public' },
+      onRequest: sameOrigin,
       schema: {
         tags,
         summary: 'Sign in from an HTML form; redirects to / on success',
