@@ -106,13 +106,14 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: '/api/docs',
-    // The docs page's own policy (hashes of its inline parts), without forcing https on a LAN server
-    // and without being framed.
+    // The docs page's own policy (hashes of its inline scripts), without forcing https on a LAN
+    // server, without being framed, and with the inline styles Swagger UI sets at run time.
     staticCSP: true,
     transformStaticCSP: (header) =>
       header
         .replace(/\s*upgrade-insecure-requests;?/, '')
-        .replace("frame-ancestors 'self'", "frame-ancestors 'none'"),
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+        .replace(/style-src [^;]*/, "style-src 'self' 'unsafe-inline'"),
   });
 
   fallbacks.push(await webRoutes(app, config.webDir ?? defaultWebDir()));
