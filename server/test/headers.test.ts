@@ -96,7 +96,7 @@ describe('security headers and cross-site sign-in', () => {
     const own = new URL(server.url).host;
     for (const url of ['/login', '/api/session', '/api/setup', '/api/signup']) {
       for (const headers of [
-        { origin: 'http://evil.test:8000', 'sec-fetch-site': 'cross-site' },
+        { origin: 'http://evil.test:8000', 'sec-fetch-site': 'cross-site' } as Record<string, string>,
         { origin: 'http://127.0.0.1:1', 'sec-fetch-site': 'same-site' },
         { origin: 'http://evil.test:8000' },
         { origin: 'null' },
@@ -111,7 +111,7 @@ describe('security headers and cross-site sign-in', () => {
       }
     }
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { origin: `http://${own}`, 'sec-fetch-site': 'same-origin' },
       { origin: `http://${own}` },
       { 'sec-fetch-site': 'none' },
