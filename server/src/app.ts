@@ -21,7 +21,14 @@ import { pairingRoutes } from './features/pairing/routes.js';
 import { userRoutes } from './features/users/routes.js';
 import { defaultWebDir, webRoutes } from './features/web/routes.js';
 import { installAccessControl } from './platform/access.js';
-import { type Fallback, installErrorHandling, installValidators } from './platform/http.js';
+import {
+  clientErrorHandler,
+  type Fallback,
+  frameworkErrors,
+  installErrorHandling,
+  installSecurityHeaders,
+  installValidators,
+} from './platform/http.js';
 import type { Services } from './services.js';
 import type { HearthApp } from './types.js';
 
@@ -30,22 +37,33 @@ export interface BuildAppOptions {
   services: Services;
 }
 
+/**
+ * HEARTH_TRUST_PROXY=n: the socket's peer and the n-1 addresses before it in X-Forwarded-For are
+ * proxies; the address before those is the client. Right only when Hearth cannot be reached except
+ * through those proxies (else list the proxies' addresses instead).
+ */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 /** Builds the Fastify app from its parts; no side effects until `listen`. */
 export async function buildApp({ config, services }: BuildAppOptions): Promise<HearthApp> {
   const app = Fastify({
     loggerInstance: services.log,
     bodyLimit: LIMITS.jsonBodyBytes,
-    trustProxy: config.trustProxy,
+    // A hop count is given as a function: Fastify takes a bare number as "trust no hop".
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Per-request lines only when debugging: a busy household server should not log every poll.
     logController: new LogController({
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     }),
     routerOptions: { maxParamLength: 200 },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installValidators(app);
   const fallbacks: Fallback[] = [];
   installErrorHandling(app, fallbacks);
+  installSecurityHeaders(app);
   // Cookies must be parsed before the access hook reads the session cookie.
   // Cookies are parsed only where a session is needed (the access check does it).
   await app.register(fastifyCookie, { hook: false });
@@ -86,7 +104,17 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
       return { schema: { ...schema, security } as typeof schema, url };
     },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/api/docs',
+    // The docs page's own policy (hashes of its inline scripts), without forcing https on a LAN
+    // server, without being framed, and with the inline styles Swagger UI sets at run time.
+    staticCSP: true,
+    transformStaticCSP: (header) =>
+      header
+        .replace(/\s*upgrade-insecure-requests;?/, '')
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+        .replace(/style-src [^;]*/, "style-src 'self' 'unsafe-inline'"),
+  });
 
   fallbacks.push(await webRoutes(app, config.webDir ?? defaultWebDir()));
 

@@ -78,9 +78,31 @@ describe('configuration', () => {
     }
   });
 
-  test('HEARTH_TRUST_PROXY takes client addresses from a reverse proxy, off by default', () => {
-    assert.equal(loadConfig({ HEARTH_TRUST_PROXY: 'yes' }).trustProxy, true);
+  test('HEARTH_TRUST_PROXY takes a hop count or proxy addresses, off by default; true is refused', () => {
     assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ HEARTH_TRUST_PROXY: 'off' }).trustProxy, false);
+    assert.equal(loadConfig({ HEARTH_TRUST_PROXY: '0' }).trustProxy, false);
+    assert.equal(loadConfig({ HEARTH_TRUST_PROXY: '1' }).trustProxy, 1);
+    assert.equal(loadConfig({ HEARTH_TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(
+      loadConfig({ HEARTH_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,fd00::/8,loopback' }).trustProxy,
+      ['127.0.0.1', '10.0.0.0/8', 'fd00::/8', 'loopback'],
+    );
+    for (const value of ['true', 'yes', 'ON']) {
+      assert.throws(
+        () => loadConfig({ HEARTH_TRUST_PROXY: value }),
+        (err: ConfigError) =>
+          err.problems.length === 1 &&
+          /HEARTH_TRUST_PROXY .*would trust every hop.*usually 1/.test(err.problems[0] ?? ''),
+      );
+    }
+    for (const value of ['10.0.0.0/33', 'proxy.example', '-1', '1.5']) {
+      assert.throws(
+        () => loadConfig({ HEARTH_TRUST_PROXY: value }),
+        /HEARTH_TRUST_PROXY must be false, a number of proxies/,
+        value,
+      );
+    }
   });
 
   test('a port out of range is refused', () => {

@@ -12,8 +12,11 @@ export interface Config {
   bootstrapAdmin: { username: string; password: string } | null;
   agentToken: string | null;
   openSignup: boolean;
-  /** Behind a reverse proxy: take the client address and protocol from X-Forwarded-* headers. */
-  trustProxy: boolean;
+  /**
+   * Behind reverse proxies: how many hops (a number) or which proxy addresses (IPs, CIDRs or
+   * `loopback`/`linklocal`/`uniquelocal`) may set X-Forwarded-For/-Proto/-Host; false trusts none.
+   */
+  trustProxy: false | number | string[];
   publicUrl: string | null;
   secretKey: string | null;
   fetchAllowCidrs: string[];
@@ -61,6 +64,19 @@ FormatRegistry.Set('hearth-port', (v) => /^\d+$/.test(v) && Number(v) <= 65535);
 FormatRegistry.Set('hearth-boolean', (v) => TRUE.has(v.toLowerCase()) || FALSE.has(v.toLowerCase()));
 FormatRegistry.Set('hearth-http-url', httpUrl);
 FormatRegistry.Set('hearth-cidr', validCidr);
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+/** One entry of HEARTH_TRUST_PROXY's list: an address, a CIDR or one of proxy-addr's names. */
+const proxyEntry = (v: string) => PROXY_NAMES.has(v) || isIP(v) !== 0 || validCidr(v);
+FormatRegistry.Set(
+  'hearth-trust-proxy',
+  (v) =>
+    FALSE.has(v.toLowerCase()) ||
+    /^[1-9]\d{0,1}$/.test(v) ||
+    v
+      .split(',')
+      .map((x) => x.trim())
+      .every(proxyEntry),
+);
 FormatRegistry.Set('hearth-log-level', (v) => LOG_LEVELS.includes(v.toLowerCase()));
 
 /** Each checked variable names its own problem; the message gets the variable's name in front. */
@@ -115,6 +131,33 @@ const BootstrapAdmin = Type.Transform(
   })
   .Encode((v) => `${v.username}:${v.password}`);
 
+/**
+ * HEARTH_TRUST_PROXY: off (false), a hop count (1-99: the proxies in front of Hearth) or a comma list of
+ * the proxies' addresses. `true` is refused: it trusted every hop, so a client could name its own
+ * address in X-Forwarded-For and slip past the sign-in and access-request limits.
+ */
+const TrustProxy = Type.Transform(
+  Type.String({
+    format: 'hearth-trust-proxy',
+    default: 'false',
+    ...problem((v) =>
+      TRUE.has(v.toLowerCase()) && v !== '1'
+        ? `"${v}" would trust every hop, so any client could choose its own address with X-Forwarded-For; ` +
+          'set the number of proxies in front of Hearth (usually 1) or their addresses (e.g. 127.0.0.1 or 10.0.0.0/8)'
+        : `must be false, a number of proxies (1-99) or a comma list of proxy addresses or CIDRs, got "${v}"`,
+    ),
+  }),
+)
+  .Decode((v): false | number | string[] => {
+    if (FALSE.has(v.toLowerCase())) return false;
+    if (/^\d+$/.test(v)) return Number(v);
+    return v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+  })
+  .Encode((v) => (v === false ? 'false' : Array.isArray(v) ? v.join(',') : String(v)));
+
 /** Every variable Hearth reads, with its default and check (README's table documents the operator's ones). */
 const Environment = Type.Object({
   HEARTH_PORT: Port,
@@ -133,7 +176,7 @@ const Environment = Type.Object({
   ),
   HEARTH_BOOTSTRAP_ADMIN: Type.Optional(BootstrapAdmin),
   HEARTH_AGENT_TOKEN: Type.Optional(Type.String()),
-  HEARTH_TRUST_PROXY: Flag(),
+  HEARTH_TRUST_PROXY: TrustProxy,
   HEARTH_OPEN_SIGNUP: Flag(),
   HEARTH_PUBLIC_URL: Type.Optional(HttpUrl()),
   HEARTH_SECRET_KEY: Type.Optional(

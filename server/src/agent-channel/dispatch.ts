@@ -1,11 +1,12 @@
 import type { TSchema } from '@sinclair/typebox';
-import { compileStrict, describeErrors } from '../platform/validate.js';
+import { compileStrict, describeErrors, findNul, jsonTooDeep, MAX_JSON_DEPTH } from '../platform/validate.js';
 import type { AuthenticatedDevice } from './types.js';
 
 export type Frame = { type: string } & Record<string, unknown>;
 
 /** A frame as sent, or why it is not one (the socket is then closed with 4400). */
 export function parseFrame(text: string): Frame | string {
+  if (jsonTooDeep(text)) return `frames may nest at most ${MAX_JSON_DEPTH} levels`;
   let message: unknown;
   try {
     message = JSON.parse(text);
@@ -20,6 +21,8 @@ export function parseFrame(text: string): Frame | string {
   ) {
     return 'frames must be objects with a type';
   }
+  // PostgreSQL cannot store U+0000, and no field needs it.
+  if (findNul(message) !== null) return 'frames must not contain a NUL character (U+0000)';
   return message as Frame;
 }
 

@@ -1,15 +1,47 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ErrorObject } from 'ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { type ErrorAnswer, type ErrorDetail, HttpError } from './errors.js';
+import { type ErrorAnswer, type ErrorDetail, HttpError, invalidRequest } from './errors.js';
 import { plainValidation } from './plain-errors.js';
-import { coercingAjv, strictAjv } from './validate.js';
+import { coercingAjv, findNul, jsonTooDeep, MAX_JSON_DEPTH, strictAjv } from './validate.js';
 
-/** Bodies are validated strictly; query strings and path parameters are coerced from text. */
+/**
+ * Bodies are validated strictly; query strings and path parameters are coerced from text. Before any
+ * schema runs, JSON deeper than 64 levels and text holding U+0000 (in a body, a query string or a path
+ * parameter, JSON and forms alike) are refused with 400: PostgreSQL cannot store the character, and
+ * no field of Hearth needs it.
+ */
 export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? strictAjv.compile(schema) : coercingAjv.compile(schema),
   );
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (jsonTooDeep(body as string))
+      return done(
+        invalidRequest(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects.`),
+        undefined,
+      );
+    parseJson(request, body as string, done);
+  });
+  app.addHook('preValidation', async (request) => {
+    for (const [part, value] of [
+      ['params', request.params],
+      ['querystring', request.query],
+      ['body', request.body],
+    ] as const) {
+      const path = findNul(value);
+      if (path === null) continue;
+      const where = `${part}${path === '/' ? '' : path}`;
+      throw invalidRequest(
+        `Invalid request: ${where} contains a NUL character (U+0000), which Hearth does not accept in any text.`,
+        [{ path: where, message: 'must not contain a NUL character (U+0000)' }],
+      );
+    }
+  });
 }
 
 // Fastify's own client errors, translated into the envelope's vocabulary.
@@ -25,6 +57,80 @@ const FASTIFY_CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_BAD_URL: [400, 'The URL is malformed.'],
   FST_ERR_ASYNC_CONSTRAINT: [400, 'The request could not be routed.'],
 };
+
+/**
+ * Fastify's `frameworkErrors`: a URL that is not valid percent-encoding, or a path segment over the
+ * router's length limit, answers in the envelope like every other error.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const answer =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new HttpError(414, 'invalid_request', 'The address is too long.')
+      : new HttpError(400, 'invalid_request', 'The URL is malformed (bad percent-encoding or characters).');
+  sendError(reply, answer);
+}
+
+/**
+ * Node's `clientError`: a request that is not HTTP at all (a bad request line, a broken header, headers
+ * over the size limit, a timeout) never reaches Fastify, so the envelope is written to the socket here.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'The request took too long to arrive.']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'The request line and headers are larger than the server accepts.']
+        : err.code === 'HPE_URI_TOO_LONG'
+          ? [414, 'The address is too long.']
+          : [400, 'The request is not valid HTTP.'];
+  const body = JSON.stringify({ error: { code: 'invalid_request', message } });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        'X-Content-Type-Options: nosniff\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+/**
+ * The admin UI and the API: scripts only from Hearth itself (the built UI has no inline script), styles
+ * from Hearth plus inline ones (Mantine writes its CSS variables into <style> tags and React sets
+ * style attributes at run time, so style-src needs 'unsafe-inline'), and no framing by any page.
+ */
+export const UI_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+/**
+ * Hearth Space carries its own CSP in a <meta> tag (script and style hashes, loopback bridge); the
+ * header adds what a meta tag cannot say: only Hearth's own pages (the child-page preview) may frame it.
+ */
+export const OVERLAY_CSP = "frame-ancestors 'self'; base-uri 'none'; object-src 'none'";
+
+/** Security headers on every answer: CSP, framing, no MIME sniffing, no referrer to other sites. */
+export function installSecurityHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const overlay = request.url.startsWith('/overlay/');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'same-origin');
+    reply.header('x-frame-options', overlay ? 'SAMEORIGIN' : 'DENY');
+    // A plugin's own policy (the API docs page) is kept.
+    if (!reply.hasHeader('content-security-policy'))
+      reply.header('content-security-policy', overlay ? OVERLAY_CSP : UI_CSP);
+    return payload;
+  });
+}
 
 export function sendError(reply: FastifyReply, err: ErrorAnswer): FastifyReply {
   if (err.headers) reply.headers(err.headers);

@@ -56,6 +56,31 @@ for (const { name, make, skip } of stores) {
       assert.equal(await store.peek('b'), null);
     });
 
+    test('release takes back one hit of the open window, never below zero, never reviving a window', async () => {
+      await store.hit('r', 60_000);
+      await store.hit('r', 60_000);
+      await store.release('r');
+      assert.equal((await store.peek('r'))?.count, 1);
+      await store.release('r');
+      await store.release('r');
+      assert.equal((await store.peek('r'))?.count ?? 0, 0);
+      assert.equal((await store.hit('r', 60_000)).count, 1);
+      await store.release('never-hit');
+      assert.equal(await store.peek('never-hit'), null);
+      assert.equal((await store.hit('never-hit', 60_000)).count, 1);
+      // A window that passed stays passed: the next hit starts from one.
+      await store.hit('gone', 100);
+      for (let i = 0; i < 100 && (await store.peek('gone')); i++) await new Promise((r) => setTimeout(r, 20));
+      await store.release('gone');
+      assert.equal((await store.hit('gone', 60_000)).count, 1);
+      // Many hits at once: each sees its own count.
+      const counts = await Promise.all(Array.from({ length: 50 }, () => store.hit('many', 60_000)));
+      assert.deepEqual(
+        counts.map((c) => c.count).sort((x, y) => x - y),
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
+    });
+
     test('a window that has passed starts again from one', async () => {
       await store.hit('short', 150);
       await store.hit('short', 150);

@@ -12,7 +12,10 @@ export interface WindowCount {
  */
 export interface CounterStore {
   peek(key: string): Promise<WindowCount | null>;
+  /** Counts one more in the key's window (starting it when none is open), atomically. */
   hit(key: string, windowMs: number): Promise<WindowCount>;
+  /** Takes back one hit of the open window (none when the window has passed); never below zero. */
+  release(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,6 +43,11 @@ export class MemoryCounterStore implements CounterStore {
     }
     entry.count += 1;
     return { ...entry };
+  }
+
+  async release(key: string): Promise<void> {
+    const entry = this.windows.get(key);
+    if (entry && entry.resetAt > Date.now() && entry.count > 0) entry.count -= 1;
   }
 
   private sweep(): void {
@@ -81,5 +89,16 @@ export class RedisCounterStore implements CounterStore {
     return { count, resetAt: Date.now() + (ttl > 0 ? ttl : windowMs) };
   }
 
+  async release(key: string): Promise<void> {
+    // One script, so a window that expires meanwhile is not revived as a key without an expiry.
+    await this.redis.eval(RELEASE_SCRIPT, 1, this.prefix + key);
+  }
+
   async close(): Promise<void> {}
 }
+
+const RELEASE_SCRIPT = `
+if redis.call('pttl', KEYS[1]) > 0 and tonumber(redis.call('get', KEYS[1])) > 0 then
+  return redis.call('decr', KEYS[1])
+end
+return 0`;

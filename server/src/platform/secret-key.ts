@@ -7,7 +7,7 @@ export function ensureSecretKey(dataDir: string, configured: string | null): str
   if (configured) return configured;
   const file = path.join(dataDir, 'secret.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = randomToken(32);
   writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
   return key;

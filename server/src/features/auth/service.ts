@@ -92,10 +92,17 @@ export class AuthService {
     }
   }
 
+  /**
+   * The attempt is counted before the password is looked at, in one atomic step of the counter store
+   * (shared through Redis between instances), so a burst cannot have more than ten passwords checked
+   * for one (IP, username) pair in a minute: the eleventh attempt and every later one answers 429,
+   * the right password included. A sign-in that succeeds takes its count back, since DESIGN §3 limits
+   * failed sign-ins; the count therefore holds the failures plus the attempts still being checked.
+   */
   async signIn(ip: string, username: string, password: string): Promise<IssuedSession> {
     const key = `signin:${ip}|${usernameKey(username)}`;
-    const window = await this.counters.peek(key);
-    if (window && window.count >= LIMITS.signInFailuresPerMinute) {
+    const window = await this.counters.hit(key, SIGN_IN_WINDOW_MS);
+    if (window.count > LIMITS.signInFailuresPerMinute) {
       throw rateLimited(
         Math.ceil((window.resetAt - Date.now()) / 1000),
         'Too many failed sign-ins; please wait a minute and try again.',
@@ -103,10 +110,9 @@ export class AuthService {
     }
     const parent = await this.households.findParentByUsernameKey(usernameKey(username));
     const ok = await verifyPassword(parent?.password_hash, password);
-    if (!parent || !ok) {
-      await this.counters.hit(key, SIGN_IN_WINDOW_MS);
+    if (!parent || !ok)
       throw new HttpError(401, 'invalid_credentials', 'The username or password is not right.');
-    }
+    await this.counters.release(key);
     return this.issueSession(parent.id);
   }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -64,7 +64,33 @@ function cachingSqlite(file: string) {
   };
 }
 
+/**
+ * The data directory holds the database (enrolment and CSRF tokens among its rows) and the secret key:
+ * it is made 0700 and every file directly in it 0600 for group and others, at creation and again at
+ * each start, so a directory or files left readable by an older Hearth or a copy are tightened.
+ */
+export function secureDataDir(dataDir: string, create = true): void {
+  if (create) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  else if (!existsSync(dataDir)) return;
+  const tighten = (file: string, mode: number) => {
+    try {
+      if (statSync(file).mode & 0o077) chmodSync(file, mode);
+    } catch (err) {
+      // Not ours to change (another owner) or gone meanwhile: leave it as it is.
+      if (!['EPERM', 'ENOENT'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
+  };
+  tighten(dataDir, 0o700);
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+    const file = path.join(dataDir, entry.name);
+    if (entry.isFile()) tighten(file, statSync(file).mode & 0o700);
+    else if (entry.isDirectory()) tighten(file, 0o700);
+  }
+}
+
 export function openDatabase(options: { databaseUrl: string | null; dataDir: string }): Db {
+  // With PostgreSQL the directory holds only the secret key and artifacts, and may not exist at all.
+  secureDataDir(options.dataDir, !options.databaseUrl);
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
     // Idle clients that lose the server must not crash the process.
@@ -85,8 +111,10 @@ export function openDatabase(options: { databaseUrl: string | null; dataDir: str
       close: () => kysely.destroy(),
     };
   }
-  mkdirSync(options.dataDir, { recursive: true });
-  const { raw, adapter } = cachingSqlite(path.join(options.dataDir, 'hearth.db'));
+  const file = path.join(options.dataDir, 'hearth.db');
+  // Created 0600 before SQLite opens it: SQLite gives the -wal and -shm files the database's mode.
+  closeSync(openSync(file, 'a', 0o600));
+  const { raw, adapter } = cachingSqlite(file);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: adapter }) });
   return {
     kysely,
