@@ -32,7 +32,7 @@ import { PairingService } from './features/pairing/service.js';
 import { registerAgentMessages as registerUsageMessages } from './features/usage/agent-messages.js';
 import { UsageRepository } from './features/usage/repository.js';
 import { UserRepository } from './features/users/repository.js';
-import { UserService } from './features/users/service.js';
+import { type ReleasedAccount, UserService } from './features/users/service.js';
 import { type Bus, MemoryBus, RedisBus } from './platform/bus.js';
 import type { Db } from './platform/db/database.js';
 import { EventPublisher } from './platform/events.js';
@@ -96,7 +96,16 @@ export function buildServices(
   const deviceRepo = new DeviceRepository(db.kysely);
   const householdRepo = new HouseholdRepository(db.kysely);
   const approvalRepo = new ApprovalRepository(db);
-  const users = new UserService(userRepo, deviceRepo, access, channel, cache);
+  // Unlinking an account (or removing its child) lifts a pause on screen and the child's app rules
+  // on its device, now or when it next connects.
+  const releaseAccounts = async (accounts: ReleasedAccount[]): Promise<void> => {
+    for (const account of accounts) {
+      if ((await deviceRepo.bySystemId(account.system_id))?.status !== 'approved') continue;
+      await devices.command(account.system_id, 'dismiss_overlay', { linux_username: account.linux_username });
+      await appPolicy.release(account.system_id, account.linux_username);
+    }
+  };
+  const users = new UserService(userRepo, deviceRepo, access, channel, cache, releaseAccounts);
   const devices = new DeviceService(
     deviceRepo,
     new DeviceTokenRepository(db),

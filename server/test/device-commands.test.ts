@@ -174,6 +174,56 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
     assert.equal(await ctx.server.services.queue.prune(), 1, 'the stale overlay command is pruned');
   });
 
+  test('unlinking an account or removing its child lifts its pause and app rules on the device, online or queued', async () => {
+    const a = await pairedAgent();
+    const received: { command: string; args: unknown }[] = [];
+    const listen = (agent: SimAgent) =>
+      agent.on('frame', (f) => {
+        if (f.type === 'command_request') received.push({ command: String(f.command), args: f.args });
+      });
+    listen(a);
+    const released = { managed_user_id: null, linux_username: 'ann', version: 0, rules: [] };
+    const waitForRelease = async () => {
+      for (let i = 0; i < 250 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(received, [
+        { command: 'dismiss_overlay', args: { linux_username: 'ann' } },
+        { command: 'sync_app_policy', args: released },
+      ]);
+      received.length = 0;
+    };
+    const link = async () => {
+      const child = (await ctx.home.client.post('/api/user/create', { name: 'Unlinked' })).body;
+      const mapping = await ctx.home.client.post(`/managed-users/${child.id}/mappings/add`, {
+        system_id: a.systemId,
+        linux_username: 'ann',
+      });
+      assert.equal(mapping.status, 201);
+      return { childId: child.id as string, mappingId: mapping.body.id as string };
+    };
+
+    // Online: the device hears it at once.
+    const first = await link();
+    assert.equal((await ctx.home.client.delete(`/api/mappings/${first.mappingId}`)).status, 200);
+    await waitForRelease();
+
+    // Offline: removing the child queues the same, and a newer push for the account replaced an older one.
+    const second = await link();
+    await a.stop();
+    for (let i = 0; i < 100 && ctx.server.services.channel.isLocal(a.systemId); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    await ctx.server.services.queue.enqueue(
+      a.systemId,
+      'sync_app_policy',
+      { managed_user_id: second.childId, linux_username: 'ann', version: 3, rules: [] },
+      { coalesceKey: 'sync_app_policy:ann' },
+    );
+    assert.equal((await ctx.home.client.delete(`/api/managed-users/${second.childId}`)).status, 200);
+    const back = reconnect(a);
+    listen(back);
+    await back.connect();
+    await waitForRelease();
+  });
+
   test('at most 100 commands wait for one device', async () => {
     const a = await pairedAgent();
     await a.stop();

@@ -119,6 +119,19 @@ export class AppPolicyService {
     return this.view(managedUserId);
   }
 
+  /**
+   * An account no longer belongs to the child: a push with no rules (`managed_user_id` null, version
+   * 0) tells its device to drop the child's app rules. It replaces a queued push for the account.
+   */
+  async release(systemId: string, linuxUsername: string): Promise<void> {
+    await this.devices.command(
+      systemId,
+      SYNC_COMMAND,
+      { managed_user_id: null, linux_username: linuxUsername, version: 0, rules: [] },
+      { coalesceKey: `${SYNC_COMMAND}:${linuxUsername}` },
+    );
+  }
+
   /** A queued push reached the device and was answered. */
   async onAnswered(
     systemId: string,

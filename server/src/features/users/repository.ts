@@ -114,7 +114,7 @@ export class UserRepository {
     return this.db.transaction().execute(async (trx) => {
       const mappings = await trx
         .selectFrom('device_mapping')
-        .select(['id', 'system_id'])
+        .select(['id', 'system_id', 'linux_username', 'managed_user_id'])
         .where('managed_user_id', '=', id)
         .execute();
       await trx
@@ -139,7 +139,7 @@ export class UserRepository {
       .deleteFrom('device_mapping')
       .where('household_id', '=', householdId)
       .where('id', '=', id)
-      .returning(['id', 'system_id'])
+      .returning(['id', 'system_id', 'linux_username', 'managed_user_id'])
       .executeTakeFirst();
     return row;
   }

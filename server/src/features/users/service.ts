@@ -32,6 +32,14 @@ function cleanNote(note: string | null | undefined): string | null | undefined {
 
 type MappingSummary = ManagedUserView['mappings'][number];
 
+/** An account that a child no longer owns: its device must stop enforcing that child's rules. */
+export interface ReleasedAccount {
+  id: string;
+  system_id: string;
+  linux_username: string;
+  managed_user_id: string;
+}
+
 /** A mapping as the children list shows it: the device by the name a parent gave it. */
 function mappingSummary(m: {
   id: string;
@@ -63,6 +71,8 @@ export class UserService {
     private readonly access: AccessService,
     private readonly channel: Pick<AgentChannel, 'isOnline'>,
     private readonly cache: ReadCache,
+    /** Tells the devices of unlinked accounts to stop enforcing the child's rules (see services.ts). */
+    private readonly release: (accounts: ReleasedAccount[]) => Promise<void> = async () => {},
   ) {
     this.cachedChildren = cache.space('children');
   }
@@ -242,6 +252,7 @@ export class UserService {
       ...devices.map((d) => cacheTags.device(d.system_id)),
       ...devices.map((d) => cacheTags.mapping(d.id)),
     );
+    await this.release(devices);
     return { id, deleted: true };
   }
 
@@ -255,6 +266,7 @@ export class UserService {
       cacheTags.device(removed.system_id),
       cacheTags.mapping(mappingId),
     );
+    await this.release([removed]);
     return { id: mappingId, deleted: true };
   }
 
