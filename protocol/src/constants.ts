@@ -4,6 +4,13 @@ export const HEARTH_VERSION = '0.57.0';
 export const OVERLAY_REASONS = ['sleep', 'filtered', 'locked', 'signup', 'clock_tamper'] as const;
 export type OverlayReason = (typeof OVERLAY_REASONS)[number];
 
+/**
+ * Why Hearth Space shows `locked` (DESIGN §7, the `context` query parameter): `paused` when a parent
+ * paused the child; without a context the allowance is used up.
+ */
+export const OVERLAY_CONTEXTS = ['paused'] as const;
+export type OverlayContext = (typeof OVERLAY_CONTEXTS)[number];
+
 export const AGE_TIERS = ['under8', 'eight12', 'teen'] as const;
 export type AgeTier = (typeof AGE_TIERS)[number];
 /** The overlay behaves as eight12 when a child has no tier. */

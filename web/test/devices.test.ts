@@ -219,6 +219,7 @@ describe('devices', { skip }, () => {
       age_tier: 'eight12',
       parent_note: null,
       device_name: 'Living room laptop',
+      context: 'paused',
     });
     await annRow.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
 

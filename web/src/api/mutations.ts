@@ -24,7 +24,7 @@ export interface AddParentBody {
 export type UpdateParentBody = Partial<Pick<AddParentBody, 'role' | 'children' | 'password'>>;
 
 export type OverlayCommand =
-  | { action: 'show'; reason: 'locked'; linux_username: string }
+  | { action: 'show'; reason: 'locked'; context: 'paused'; linux_username: string }
   | { action: 'dismiss'; linux_username: string };
 
 /** A mutation that marks `invalidates(variables)` stale once the server has said yes. */
