@@ -200,19 +200,25 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     assert.equal((await check('video.example.org')).allowed, true);
     assert.equal((await check('www.video.example.org')).allowed, true);
 
-    // Add N minutes, with the number changed.
-    await time.getByRole('textbox', { name: 'Minutes' }).fill('25');
-    await time.getByRole('button', { name: 'Add 25 minutes' }).click();
-    await decidedItems(page)
-      .filter({ hasText: 'more minutes' })
-      .getByTestId('approval-outcome')
-      .getByText('Approved', { exact: true })
-      .waitFor();
+    // Add N minutes, fewer than asked: the decision says how many of how many, also after a reload.
+    await time.getByRole('textbox', { name: 'Minutes' }).fill('15');
+    await time.getByRole('button', { name: 'Add 15 minutes' }).click();
+    const timeDone = decidedItems(page).filter({ hasText: 'more minutes' });
+    await timeDone.getByTestId('approval-outcome').getByText('Approved 15 of 20 minutes').waitFor();
     const times = (await owner.client.get(`/api/approvals?type=time_extension`)).body.items;
     assert.deepEqual(
-      times.map((a: { status: string }) => a.status),
-      ['approved'],
+      times.map((a: { status: string; approved_minutes: number | null }) => [a.status, a.approved_minutes]),
+      [['approved', 15]],
     );
+    const later = await openPage(browser, server, { as: owner.client });
+    await later.page.goto(`${server.url}/access-requests?approvals=all`);
+    await later.page
+      .getByTestId('approval-item')
+      .filter({ hasText: 'more minutes' })
+      .getByTestId('approval-outcome')
+      .getByText('Approved 15 of 20 minutes')
+      .waitFor();
+    await closePage(later);
 
     // An app and a website, in words.
     await askOther('app_access', { identifier: 'org.minetest.Minetest', application_name: 'Minetest' });
