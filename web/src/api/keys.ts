@@ -25,6 +25,7 @@ export const keys = {
   /** A paged alert list; `path` carries its filters (kind, child, unread only, page size). */
   alertFeed: (path: string) => ['alerts', 'feed', path] as const,
   unreadAlerts: () => ['alerts', 'unread'] as const,
+  alertKinds: () => ['alerts', 'kinds'] as const,
   approvalSettings: (mappingId: string) => ['mapping', mappingId, 'approval-settings'] as const,
   grants: (mappingId: string) => ['mapping', mappingId, 'approval-grants'] as const,
   mappings: () => ['mapping'] as const,
