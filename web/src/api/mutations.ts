@@ -76,6 +76,18 @@ export const useOverlayCommand = (systemId: string, client?: QueryClient) =>
     client,
   );
 
+/** Lifts a clock-tamper lockdown on a device; its clock alerts are then dealt with, so they are marked read. */
+export const useClearClockTamper = (systemId: string) =>
+  useChange(
+    async (alertIds: string[]) => {
+      const outcome = await api.post<CommandOutcome>(`/api/devices/${enc(systemId)}/clear-clock-tamper`);
+      // Best effort: the lock is what matters; an alert left unread can still be marked read by hand.
+      await Promise.allSettled(alertIds.map((id) => api.post(`/api/alerts/${enc(id)}/acknowledge`)));
+      return outcome;
+    },
+    () => [keys.alerts(), keys.dashboard()],
+  );
+
 export const useCreateChild = () =>
   useChange(
     (body: CreateChildBody) => api.post<ManagedUserView>('/api/user/create', body),
