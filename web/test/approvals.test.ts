@@ -123,7 +123,8 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     const appeared = await timeUntil(games);
     console.log(`# the sign-up request was listed after ${appeared} ms`);
     await games.getByTestId('approval-type').getByText('Site Sign-Up', { exact: true }).waitFor();
-    await games.getByText('Wants to create an account on games.example.com').waitFor();
+    // The request is for the whole site; the link keeps the page the child was on.
+    await games.getByText('Wants to create an account on example.com').waitFor();
     await games.getByText('Ann', { exact: true }).waitFor();
     await games.getByRole('link', { name: 'family-laptop' }).waitFor();
     const link = games.getByTestId('approval-url');
@@ -279,8 +280,8 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     await assertNotReloaded(page);
 
     // A new request still arrives at the top while All is shown; the dashboard counts it.
-    await askSignup('forum.example.com', 'https://forum.example.com/');
-    await waitingItems(page).filter({ hasText: 'forum.example.com' }).waitFor();
+    await askSignup('forum.example.net', 'https://forum.example.net/');
+    await waitingItems(page).filter({ hasText: 'forum.example.net' }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: 'Dashboard' }).click();
     await page
       .getByTestId('count-pending-approvals')
