@@ -22,7 +22,13 @@ interface HearthWindow {
 
 function start(): void {
   const params: PageParams = readParams(location.search);
-  const state = { reason: params.reason, tier: params.tier, device: params.device, note: params.note };
+  const state = {
+    reason: params.reason,
+    tier: params.tier,
+    context: params.context,
+    device: params.device,
+    note: params.note,
+  };
   const host = pickHost(params);
   const catalogue: Catalogue = pickCatalogue(
     params.lang,
@@ -81,10 +87,12 @@ function start(): void {
   document.body.append(el('div', { class: 'shell' }, header, main));
 
   let actionKey = '';
+  /** A parent's pause is shown as such; `context` means nothing with the other reasons. */
+  const pausedNow = () => state.reason === 'locked' && state.context === 'paused';
   let signup: SignupFlow | null = null;
 
   function renderAction(reason: OverlayReason, tier: AgeTier): void {
-    const key = `${reason}:${tier}`;
+    const key = `${reason}:${tier}:${pausedNow() ? 'paused' : ''}`;
     if (key === actionKey) return;
     actionKey = key;
     signup?.stop();
@@ -104,7 +112,9 @@ function start(): void {
       actionBody.replaceChildren(...signup.nodes);
     } else {
       setText(actionTitle, catalogue.ui.talkTitle[tier]);
-      actionBody.replaceChildren(...createTalk({ host, catalogue, tier, reason, status }));
+      actionBody.replaceChildren(
+        ...createTalk({ host, catalogue, tier, reason, paused: pausedNow(), status }),
+      );
     }
   }
 
@@ -115,7 +125,9 @@ function start(): void {
     root.dataset.tier = tier;
     root.dataset.reason = reason;
     root.dataset.host = host.kind;
-    const text = catalogue.content[reason][tier];
+    if (pausedNow()) root.dataset.context = 'paused';
+    else delete root.dataset.context;
+    const text = pausedNow() ? catalogue.paused[tier] : catalogue.content[reason][tier];
     const name = productName(tier);
     setText(brandName, name);
     setText(headline, text.headline);

@@ -3,7 +3,9 @@ import {
   type AgeTier,
   DEFAULT_AGE_TIER,
   LIMITS,
+  OVERLAY_CONTEXTS,
   OVERLAY_REASONS,
+  type OverlayContext,
   type OverlayReason,
 } from '@hearth/protocol';
 
@@ -11,6 +13,8 @@ import {
 export interface PageParams {
   reason: OverlayReason;
   tier: AgeTier;
+  /** With `locked`: `paused` when a parent paused the child; null when the allowance is used up (DESIGN §7). */
+  context: OverlayContext | null;
   /** Device name, or in sign-up mode the domain. */
   device: string;
   note: string;
@@ -26,6 +30,10 @@ const DEVICE_MAX = 253;
 
 export function parseReason(value: unknown): OverlayReason {
   return OVERLAY_REASONS.includes(value as OverlayReason) ? (value as OverlayReason) : 'filtered';
+}
+
+export function parseContext(value: unknown): OverlayContext | null {
+  return OVERLAY_CONTEXTS.includes(value as OverlayContext) ? (value as OverlayContext) : null;
 }
 
 export function parseTier(value: unknown): AgeTier {
@@ -85,6 +93,7 @@ export function readParams(search: string): PageParams {
   return {
     reason,
     tier: parseTier(q.get('age')),
+    context: parseContext(q.get('context')),
     device,
     note: cleanNote(q.get('note')),
     lang: q.get('lang'),

@@ -13,6 +13,8 @@ export interface TalkContext {
   catalogue: Catalogue;
   tier: AgeTier;
   reason: Exclude<OverlayReason, 'signup'>;
+  /** `locked` because a parent paused the child: the presets ask for the screen back, not for more time. */
+  paused?: boolean;
   status: HTMLElement;
 }
 
@@ -45,7 +47,9 @@ export function createTalk(ctx: TalkContext): HTMLElement[] {
   const intro = el('p', { class: 'card-hint' }, ui.talkIntro[tier]);
 
   if (tier !== 'teen') {
-    const presets = catalogue.presets[ctx.reason as PresetReason][tier];
+    const presets = ctx.paused
+      ? catalogue.pausedPresets[tier]
+      : catalogue.presets[ctx.reason as PresetReason][tier];
     const list = el('ul', { class: 'presets', role: 'list' });
     const buttons = presets.map((text) => {
       const mark = el(
@@ -81,7 +85,7 @@ export function createTalk(ctx: TalkContext): HTMLElement[] {
     id: inputId,
     class: 'message',
     'data-hearth': 'message-input',
-    rows: 4,
+    rows: 3,
     placeholder: ui.messagePlaceholder,
     'aria-describedby': counterId,
     autocomplete: 'off',

@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { hook, launch, openPage, overlayUrl, pageFile, REASONS, skipReason, TIERS, text } from './helpers.ts';
+import {
+  hook,
+  launch,
+  openPage,
+  overlayUrl,
+  pageFile,
+  REASONS,
+  settle,
+  skipReason,
+  TIERS,
+  text,
+} from './helpers.ts';
 
 describe('Hearth Space content', { skip: skipReason }, () => {
   let browser: Browser;
@@ -128,6 +139,79 @@ describe('Hearth Space content', { skip: skipReason }, () => {
         await page.goto(overlayUrl({ reason, age, lang: 'de-DE' }));
         const german = await text(page, 'headline');
         assert.notEqual(german, english, `${reason}/${age}`);
+      }
+    }
+    await close();
+  });
+
+  test('locked with context=paused tells the child a parent paused them, in every tier and language', async () => {
+    const { page, errors, close } = await openPage(browser);
+    for (const lang of ['en', 'de']) {
+      for (const age of TIERS) {
+        await page.goto(overlayUrl({ reason: 'locked', age, lang }));
+        const usedUp = {
+          headline: await text(page, 'headline'),
+          description: await text(page, 'description'),
+        };
+        await page.goto(overlayUrl({ reason: 'locked', context: 'paused', age, lang }));
+        const headline = await text(page, 'headline');
+        const description = await text(page, 'description');
+        assert.notEqual(headline, usedUp.headline, `${lang}/${age} headline`);
+        assert.notEqual(description, usedUp.description, `${lang}/${age} description`);
+        assert.match(`${headline} ${description}`, lang === 'en' ? /paused/i : /pausiert|angehalten/i);
+        if (lang === 'en') assert.doesNotMatch(description, /used (it )?all|used up all|time is up|reached/i);
+        assert.equal(await page.evaluate(() => document.documentElement.dataset.context), 'paused');
+        assert.equal(await page.evaluate(() => document.documentElement.dataset.reason), 'locked');
+        if (age !== 'teen') {
+          const presets = await page.locator(hook('preset')).allTextContents();
+          assert.ok(presets.length >= 2, `${lang}/${age} presets`);
+          assert.ok(
+            !presets.some((p) => /15|more time|noch ein bisschen/i.test(p)),
+            `${lang}/${age}: ${presets}`,
+          );
+        }
+      }
+    }
+    // Only `locked` has a context; elsewhere, and for an unknown value, it changes nothing.
+    await page.goto(overlayUrl({ reason: 'sleep', age: 'teen' }));
+    const sleep = await text(page, 'headline');
+    await page.goto(overlayUrl({ reason: 'sleep', age: 'teen', context: 'paused' }));
+    assert.equal(await text(page, 'headline'), sleep);
+    await page.goto(overlayUrl({ reason: 'locked', age: 'teen', context: 'nope' }));
+    assert.equal(await text(page, 'headline'), 'You’ve reached today’s limit');
+    assert.deepEqual(errors, []);
+    await close();
+  });
+
+  test('sleep texts promise no schedule: nothing about tomorrow, the morning or a schedule', async () => {
+    const { page, close } = await openPage(browser);
+    for (const age of TIERS) {
+      await page.goto(overlayUrl({ reason: 'sleep', age, lang: 'en' }));
+      const english = `${await text(page, 'headline')} ${await text(page, 'description')}`;
+      assert.doesNotMatch(english, /tomorrow|morning|tonight|schedule|set for this device/i, `en/${age}`);
+      await page.goto(overlayUrl({ reason: 'sleep', age, lang: 'de' }));
+      const german = `${await text(page, 'headline')} ${await text(page, 'description')}`;
+      assert.doesNotMatch(german, /morgen|heute abend|zeitplan|hat begonnen/i, `de/${age}`);
+    }
+    await close();
+  });
+
+  test('the teen send button is on a 1440×900 screen without scrolling, for every reason and language', async () => {
+    const { page, close } = await openPage(browser, { viewport: { width: 1440, height: 900 } });
+    const note = 'Bed by ten, please. I love you, and we can talk about it at breakfast.';
+    for (const lang of ['en', 'de']) {
+      for (const query of [
+        ...REASONS.filter((r) => r !== 'signup').map((reason) => ({ reason })),
+        { reason: 'locked', context: 'paused' },
+      ]) {
+        await page.goto(overlayUrl({ ...query, age: 'teen', lang, device: 'Study laptop', note }));
+        await settle(page);
+        const box = await page.locator(hook('send')).boundingBox();
+        assert.ok(box, 'the send button is shown');
+        assert.equal(await page.evaluate(() => window.scrollY), 0);
+        const where = `${lang} ${JSON.stringify(query)}: ${JSON.stringify(box)}`;
+        assert.ok(box.y >= 0 && box.y + box.height <= 900, where);
+        assert.ok(box.x >= 0 && box.x + box.width <= 1440, where);
       }
     }
     await close();

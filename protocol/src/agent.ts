@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { type AGE_TIERS, type OVERLAY_REASONS, PLATFORMS } from './constants.js';
+import { type AGE_TIERS, type OVERLAY_CONTEXTS, type OVERLAY_REASONS, PLATFORMS } from './constants.js';
 
 /** Agent channel (WebSocket /ws; docs/protocol.md). Every frame is one JSON object with a `type`. */
 export const WS_PATH = '/ws';
@@ -83,6 +83,8 @@ export interface ShowOverlayArgs {
   age_tier: (typeof AGE_TIERS)[number];
   parent_note: string | null;
   device_name: string;
+  /** With `locked`: `paused` when a parent paused the child (DESIGN §7); absent when the allowance is used up. */
+  context?: (typeof OVERLAY_CONTEXTS)[number];
 }
 
 export const AlertEventMessage = Type.Object({

@@ -4,6 +4,20 @@ export const HEARTH_VERSION = '0.57.0';
 export const OVERLAY_REASONS = ['sleep', 'filtered', 'locked', 'signup', 'clock_tamper'] as const;
 export type OverlayReason = (typeof OVERLAY_REASONS)[number];
 
+/**
+ * Why Hearth Space shows `locked` (DESIGN §7, the `context` query parameter): `paused` when a parent
+ * paused the child; without a context the allowance is used up.
+ */
+export const OVERLAY_CONTEXTS = ['paused'] as const;
+export type OverlayContext = (typeof OVERLAY_CONTEXTS)[number];
+
+/**
+ * Alert kinds Hearth itself raises: a child's access request (its own route) and the agents'
+ * `alert_event` types. An agent may report other `event_type`s; they are stored and listed as they come.
+ */
+export const ALERT_KINDS = ['access_requested', 'clock_tamper'] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
 export const AGE_TIERS = ['under8', 'eight12', 'teen'] as const;
 export type AgeTier = (typeof AGE_TIERS)[number];
 /** The overlay behaves as eight12 when a child has no tier. */

@@ -203,6 +203,38 @@ describeWithServer(
       }
     });
 
+    test("the alert kinds to filter by: Hearth's own, then every other kind a parent can see", async () => {
+      const memberOfNone = await addParent(ctx.server, ctx.home, 'member', []);
+      // Before any such alert, Hearth's own kinds are offered all the same.
+      assert.deepEqual((await memberOfNone.get('/api/alerts/kinds')).body, {
+        kinds: ['access_requested', 'clock_tamper'],
+      });
+      agent.send({ type: 'alert_event', event_type: 'usb_inserted', linux_username: 'ann', detail: {} });
+      agent.send({ type: 'alert_event', event_type: 'battery_low', detail: {} });
+      let kinds: string[] = [];
+      for (let i = 0; i < 100 && !(kinds.includes('usb_inserted') && kinds.includes('battery_low')); i++) {
+        kinds = (await ctx.home.client.get('/api/alerts/kinds')).body.kinds;
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.deepEqual(kinds.slice(0, 2), ['access_requested', 'clock_tamper']);
+      assert.deepEqual(
+        kinds.filter((k) => k === 'usb_inserted' || k === 'battery_low'),
+        ['battery_low', 'usb_inserted'],
+      );
+      assert.equal(new Set(kinds).size, kinds.length, 'each kind once');
+      // A member sees only the kinds of alerts about children they may view.
+      assert.deepEqual((await memberOfNone.get('/api/alerts/kinds')).body.kinds, [
+        'access_requested',
+        'clock_tamper',
+      ]);
+      const viewer = await addParent(ctx.server, ctx.home, 'member', [
+        { managed_user_id: childId, can_view: true, can_manage_policies: false },
+      ]);
+      const seen = (await viewer.get('/api/alerts/kinds')).body.kinds;
+      assert.ok(seen.includes('usb_inserted') && !seen.includes('battery_low'), seen.join());
+      assert.equal((await new Client(ctx.server.url).get('/api/alerts/kinds')).status, 401);
+    });
+
     test('alerts page with a cursor, newest first, without repeats', async () => {
       for (let i = 0; i < 5; i++)
         await post({ linux_username: 'guest', reason: 'filtered', message: `page ${i}` });

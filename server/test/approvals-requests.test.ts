@@ -76,6 +76,37 @@ describeWithServer('approval requests and grants', { household: 'Sign-up home' }
     for (const t of ['time_extension', 'app_access', 'domain_unblock']) assert.ok(types.includes(t), t);
   });
 
+  test('the minutes a parent approved for more time are kept and listed, also when fewer than asked', async () => {
+    const { agent } = await ctx.pairedAgent();
+    const ask = (body: unknown) => ctx.bearer(agent.secureToken, 'POST', '/api/approvals/request', body);
+    const time = await ask({ type: 'time_extension', linux_username: 'kid', details: { minutes: 30 } });
+    assert.equal(time.status, 201);
+    const pending = (await ctx.home.client.get('/api/approvals?status=pending&type=time_extension')).body
+      .items;
+    assert.equal(pending.find((a: { id: string }) => a.id === time.body.id).approved_minutes, null);
+
+    const approved = await ctx.home.client.post(`/api/approvals/${time.body.id}/approve`, { minutes: 15 });
+    assert.equal(approved.status, 200);
+    assert.equal(approved.body.approved_minutes, 15);
+    assert.equal(approved.body.details.minutes, 30);
+    const listed = (await ctx.home.client.get('/api/approvals?type=time_extension')).body.items.find(
+      (a: { id: string }) => a.id === time.body.id,
+    );
+    assert.equal(listed.approved_minutes, 15);
+    assert.equal(listed.details.minutes, 30);
+
+    // Without minutes in the answer, what was asked is what is granted, and said so.
+    const asked = await ask({ type: 'time_extension', linux_username: 'kid', details: { minutes: 20 } });
+    const whole = await ctx.home.client.post(`/api/approvals/${asked.body.id}/approve`);
+    assert.equal(whole.body.approved_minutes, 20);
+    // A denial and other types carry none.
+    const denied = await ask({ type: 'time_extension', linux_username: 'kid', details: { minutes: 20 } });
+    assert.equal(
+      (await ctx.home.client.post(`/api/approvals/${denied.body.id}/deny`)).body.approved_minutes,
+      null,
+    );
+  });
+
   test('grants are listed, added and revoked per mapping; members need can_manage_policies', async () => {
     const { mappingId } = await ctx.pairedAgent();
     const made = await ctx.home.client.post(`/api/mappings/${mappingId}/approval-grants`, {

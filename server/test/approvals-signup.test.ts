@@ -59,7 +59,8 @@ describeWithServer('sign-up approvals', { household: 'Sign-up home' }, (suite) =
         .items[0];
       assert.equal(listed.id, created.body.id);
       assert.equal(listed.managed_user_name, 'Kit');
-      assert.equal(listed.domain, 'games.example.com');
+      // One request per site (registrable domain): games.example.com asks for example.com.
+      assert.equal(listed.domain, 'example.com');
       assert.equal(listed.url, 'https://games.example.com/signup');
       assert.equal(listed.mapping_id, mappingId);
 
@@ -85,7 +86,8 @@ describeWithServer('sign-up approvals', { household: 'Sign-up home' }, (suite) =
         true,
         'a grant covers subdomains',
       );
-      assert.equal((await ctx.check(agent, 'example.com')).allowed, false, 'but not the parent domain');
+      assert.equal((await ctx.check(agent, 'example.com')).allowed, true, 'and the site itself');
+      assert.equal((await ctx.check(agent, 'example.net')).allowed, false, 'but not another site');
       assert.deepEqual(
         (
           await ctx.bearer(agent.secureToken, 'POST', '/api/registration/request', {
@@ -158,6 +160,67 @@ describeWithServer('sign-up approvals', { household: 'Sign-up home' }, (suite) =
     } finally {
       stream.close();
     }
+  });
+
+  test('sign-ups on www.example.com and example.com are one request; foo.co.uk and bar.co.uk are two', async () => {
+    const { agent, mappingId } = await ctx.pairedAgent();
+    await ctx.home.client.post(`/api/mappings/${mappingId}/approval-settings`, {
+      enforce_signup_approvals: true,
+    });
+    const ask = (domain: string, url?: string) =>
+      ctx.bearer(agent.secureToken, 'POST', '/api/registration/request', {
+        domain,
+        linux_username: 'kid',
+        ...(url ? { url } : {}),
+      });
+
+    const first = await ask('example.com', 'https://example.com/register');
+    assert.equal(first.status, 201);
+    const www = await ask('www.example.com', 'https://www.example.com/signup');
+    assert.deepEqual([www.status, www.body], [200, { id: first.body.id, status: 'pending' }]);
+    assert.deepEqual(await ctx.check(agent, 'www.example.com'), {
+      allowed: false,
+      pending: true,
+      domain: 'www.example.com',
+    });
+    const pending = (await ctx.home.client.get('/api/approvals?status=pending&type=site_signup')).body.items;
+    assert.deepEqual(
+      pending
+        .filter((a: { mapping_id: string }) => a.mapping_id === mappingId)
+        .map((a: { id: string }) => a.id),
+      [first.body.id],
+    );
+
+    // Two sites under one public suffix stay apart, and so do two sites under a private one.
+    const foo = await ask('foo.co.uk');
+    const bar = await ask('bar.co.uk');
+    assert.deepEqual([foo.status, bar.status], [201, 201]);
+    assert.notEqual(foo.body.id, bar.body.id);
+    assert.equal((await ask('www.foo.co.uk')).body.id, foo.body.id);
+    const alice = await ask('alice.github.io');
+    const bob = await ask('bob.github.io');
+    assert.deepEqual([alice.status, bob.status], [201, 201]);
+    assert.notEqual(alice.body.id, bob.body.id);
+
+    // Approving the one request allows the site and its subdomains, whichever the child was on.
+    await ctx.home.client.post(`/api/approvals/${first.body.id}/approve`, { grant: 'persistent' });
+    const grants = (await ctx.home.client.get(`/api/mappings/${mappingId}/approval-grants`)).body.items;
+    assert.deepEqual(
+      grants.map((g: { domain: string; kind: string }) => [g.domain, g.kind]),
+      [['example.com', 'persistent']],
+    );
+    for (const domain of ['example.com', 'www.example.com', 'shop.example.com'])
+      assert.equal((await ctx.check(agent, domain)).allowed, true, domain);
+    assert.equal((await ctx.check(agent, 'foo.co.uk')).allowed, false);
+    assert.equal((await ctx.check(agent, 'example.co.uk')).allowed, false);
+
+    // A grant a parent adds by hand still covers just that name and what is under it.
+    await ctx.home.client.post(`/api/mappings/${mappingId}/approval-grants`, {
+      domain: 'mail.bar.co.uk',
+      kind: 'persistent',
+    });
+    assert.equal((await ctx.check(agent, 'eu.mail.bar.co.uk')).allowed, true);
+    assert.equal((await ctx.check(agent, 'bar.co.uk')).allowed, false);
   });
 
   test('a one-time grant lapses after 24 hours', async () => {

@@ -112,6 +112,55 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
     assert.deepEqual((await dismiss).args, { linux_username: 'ann' });
   });
 
+  test("a parent's pause carries context paused to the agent, online or queued", async () => {
+    const a = await pairedAgent();
+    const command = a.waitFor('command_request');
+    const res = await ctx.home.client.post(`/api/devices/${a.systemId}/overlay`, {
+      action: 'show',
+      reason: 'locked',
+      context: 'paused',
+      linux_username: 'ann',
+    });
+    assert.equal(res.status, 200);
+    const frame = await command;
+    assert.equal(frame.command, 'show_overlay');
+    assert.equal((frame.args as Record<string, unknown>).reason, 'locked');
+    assert.equal((frame.args as Record<string, unknown>).context, 'paused');
+
+    // Offline: the queued command keeps its context and arrives when the device comes back.
+    await a.stop();
+    // Wait (bounded) until the server has seen the socket close.
+    for (let i = 0; ; i++) {
+      const device = await ctx.home.client.get(`/api/devices/${a.systemId}`);
+      if (device.body.online === false) break;
+      assert.ok(i < 200, 'the device never went offline');
+      await new Promise((r) => setImmediate(r));
+    }
+    const queued = await ctx.home.client.post(`/api/devices/${a.systemId}/overlay`, {
+      action: 'show',
+      reason: 'locked',
+      context: 'paused',
+      linux_username: 'ann',
+    });
+    assert.deepEqual(queued.body, { delivered: false, queued: true });
+    const back = reconnect(a);
+    const later = back.waitFor('command_request');
+    await back.connect();
+    const delivered = await later;
+    assert.equal(delivered.command, 'show_overlay');
+    assert.equal((delivered.args as Record<string, unknown>).context, 'paused');
+
+    // A context belongs to locked only, and only the known ones.
+    for (const body of [
+      { action: 'show', reason: 'sleep', context: 'paused', linux_username: 'ann' },
+      { action: 'show', reason: 'locked', context: 'bedtime', linux_username: 'ann' },
+    ]) {
+      const bad = await ctx.home.client.post(`/api/devices/${a.systemId}/overlay`, body);
+      assert.equal(bad.status, 400, JSON.stringify(body));
+      assert.equal(bad.body.error.code, 'invalid_request');
+    }
+  });
+
   test('overlay bodies are validated', async () => {
     const a = await pairedAgent();
     for (const body of [

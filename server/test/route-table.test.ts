@@ -212,6 +212,14 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
     const ids = (await b.client.get('/api/alerts')).body.items.map((x: { id: string }) => x.id);
     assert.ok(!ids.includes(aAlertId));
   },
+  'GET /api/alerts/kinds': async ({ server, a, b, aDeviceId }) => {
+    await server.services.alerts.agentEvent(
+      { systemId: aDeviceId, householdId: a.householdId, linuxUsers: new Set() },
+      { type: 'alert_event', event_type: 'only_in_household_a', detail: {} },
+    );
+    assert.ok((await a.client.get('/api/alerts/kinds')).body.kinds.includes('only_in_household_a'));
+    assert.ok(!(await b.client.get('/api/alerts/kinds')).body.kinds.includes('only_in_household_a'));
+  },
   'POST /api/alerts/:id/acknowledge': async ({ a, b, aAlertId }) => {
     expect404(await b.client.post(`/api/alerts/${aAlertId}/acknowledge`), 'acknowledge');
     const mine = (await a.client.get('/api/alerts')).body.items.find(

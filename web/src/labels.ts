@@ -1,3 +1,4 @@
+import { ALERT_KINDS, type AlertKind } from '@hearth/protocol';
 import type { AgeTier, ParentRole } from './api/types';
 
 export const PASSWORD_MIN_LENGTH = 12;
@@ -145,30 +146,37 @@ export function accessReasonLabel(reason: unknown): string {
   return (typeof reason === 'string' && ACCESS_REASON_LABELS[reason]) || 'Asked for access';
 }
 
-const ALERT_KIND_LABELS: Record<string, string> = {
-  access_requested: 'Access request',
-  clock_tamper: 'Clock changed',
+/** Words for each kind Hearth raises; protocol's ALERT_KINDS is the one list, so none can be missed. */
+const ALERT_KIND_TEXT: Record<AlertKind, { label: string; filter: string; description?: string }> = {
+  access_requested: { label: 'Access request', filter: 'Access requests' },
+  clock_tamper: {
+    label: 'Clock changed',
+    filter: 'Clock changes',
+    description: 'The device clock was changed or does not match the real time',
+  },
 };
 
-const ALERT_KIND_DESCRIPTIONS: Record<string, string> = {
-  clock_tamper: 'The device clock was changed or does not match the real time',
-};
+const knownKind = (kind: string): kind is AlertKind => (ALERT_KINDS as readonly string[]).includes(kind);
 
 /** One line on what happened, for alerts other than access requests. */
 export function alertDescription(kind: string): string {
-  return ALERT_KIND_DESCRIPTIONS[kind] ?? 'Reported by the device';
+  return (knownKind(kind) && ALERT_KIND_TEXT[kind].description) || 'Reported by the device';
 }
 
-/** Kinds the Alerts page offers as a filter; other kinds agents report are shown as they come. */
-export const ALERT_KIND_OPTIONS = [
-  { value: 'access_requested', label: 'Access requests' },
-  { value: 'clock_tamper', label: 'Clock changes' },
-];
+/**
+ * The Alerts page's kind filter: every kind the server names (Hearth's own first, then any other kind
+ * the household's alerts have), or Hearth's own until that list has loaded.
+ */
+export function alertKindOptions(kinds: readonly string[] = ALERT_KINDS): { value: string; label: string }[] {
+  return kinds.map((kind) => ({
+    value: kind,
+    label: knownKind(kind) ? ALERT_KIND_TEXT[kind].filter : alertKindLabel(kind),
+  }));
+}
 
 /** "Access request", "Clock changed"; a kind Hearth has no words for reads "Usb inserted" from usb_inserted. */
 export function alertKindLabel(kind: string): string {
-  const known = ALERT_KIND_LABELS[kind];
-  if (known) return known;
+  if (knownKind(kind)) return ALERT_KIND_TEXT[kind].label;
   const words = kind.replaceAll('_', ' ').trim();
   return words ? words[0]?.toUpperCase() + words.slice(1) : 'Alert';
 }

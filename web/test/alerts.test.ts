@@ -179,4 +179,39 @@ describe('the Alerts page', { skip }, () => {
     await page.getByText('All quiet').waitFor();
     await closePage(handle);
   });
+
+  test('the Kind filter offers every kind, also one an agent reports while the page is open', async () => {
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    const kindsNow = async () => (await owner.client.get('/api/alerts/kinds')).body.kinds as string[];
+    laptop.send({
+      type: 'alert_event',
+      event_type: 'usb_inserted',
+      linux_username: 'ann',
+      detail: { port: 2 },
+    });
+    for (let i = 0; !(await kindsNow()).includes('usb_inserted'); i++) {
+      assert.ok(i < 200, 'the usb_inserted alert never arrived');
+      await new Promise((r) => setImmediate(r));
+    }
+    await gotoLive(page, `${server.url}/alerts`);
+    const kind = page.getByRole('combobox', { name: 'Kind' });
+    await kind.click();
+    const listbox = page.getByRole('listbox');
+    for (const name of ['All kinds', 'Access requests', 'Clock changes', 'Usb inserted'])
+      await listbox.getByRole('option', { name, exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+
+    // A kind first reported now joins the filter without a reload.
+    laptop.send({ type: 'alert_event', event_type: 'battery_low', linux_username: 'ben', detail: {} });
+    await page.getByRole('list', { name: 'Alerts' }).getByText('Battery low').first().waitFor();
+    await kind.click();
+    await listbox.getByRole('option', { name: 'Battery low', exact: true }).waitFor();
+    await listbox.getByRole('option', { name: 'Usb inserted', exact: true }).click();
+    const items = page.getByRole('list', { name: 'Alerts' }).getByTestId('alert-item');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="alert-item"]').length === 1);
+    assert.match((await items.first().textContent()) ?? '', /Usb inserted/);
+    assert.match(page.url(), /kind=usb_inserted/);
+    await closePage(handle);
+  });
 });

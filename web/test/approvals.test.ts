@@ -127,7 +127,8 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     const appeared = await timeUntil(games);
     console.log(`# the sign-up request was listed after ${appeared} ms`);
     await games.getByTestId('approval-type').getByText('Site Sign-Up', { exact: true }).waitFor();
-    await games.getByText('Wants to create an account on games.example.com').waitFor();
+    // The request is for the whole site; the link keeps the page the child was on.
+    await games.getByText('Wants to create an account on example.com').waitFor();
     await games.getByText('Ann', { exact: true }).waitFor();
     await games.getByRole('link', { name: 'Living room laptop' }).waitFor();
     const link = games.getByTestId('approval-url');
@@ -204,19 +205,25 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     assert.equal((await check('video.example.org')).allowed, true);
     assert.equal((await check('www.video.example.org')).allowed, true);
 
-    // Add N minutes, with the number changed.
-    await time.getByRole('textbox', { name: 'Minutes' }).fill('25');
-    await time.getByRole('button', { name: 'Add 25 minutes' }).click();
-    await decidedItems(page)
-      .filter({ hasText: 'more minutes' })
-      .getByTestId('approval-outcome')
-      .getByText('Approved', { exact: true })
-      .waitFor();
+    // Add N minutes, fewer than asked: the decision says how many of how many, also after a reload.
+    await time.getByRole('textbox', { name: 'Minutes' }).fill('15');
+    await time.getByRole('button', { name: 'Add 15 minutes' }).click();
+    const timeDone = decidedItems(page).filter({ hasText: 'more minutes' });
+    await timeDone.getByTestId('approval-outcome').getByText('Approved 15 of 20 minutes').waitFor();
     const times = (await owner.client.get(`/api/approvals?type=time_extension`)).body.items;
     assert.deepEqual(
-      times.map((a: { status: string }) => a.status),
-      ['approved'],
+      times.map((a: { status: string; approved_minutes: number | null }) => [a.status, a.approved_minutes]),
+      [['approved', 15]],
     );
+    const later = await openPage(browser, server, { as: owner.client });
+    await later.page.goto(`${server.url}/access-requests?approvals=all`);
+    await later.page
+      .getByTestId('approval-item')
+      .filter({ hasText: 'more minutes' })
+      .getByTestId('approval-outcome')
+      .getByText('Approved 15 of 20 minutes')
+      .waitFor();
+    await closePage(later);
 
     // An app and a website, in words.
     await askOther('app_access', { identifier: 'org.minetest.Minetest', application_name: 'Minetest' });
@@ -277,8 +284,8 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     await assertNotReloaded(page);
 
     // A new request still arrives at the top while All is shown; the dashboard counts it.
-    await askSignup('forum.example.com', 'https://forum.example.com/');
-    await waitingItems(page).filter({ hasText: 'forum.example.com' }).waitFor();
+    await askSignup('forum.example.net', 'https://forum.example.net/');
+    await waitingItems(page).filter({ hasText: 'forum.example.net' }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: 'Dashboard' }).click();
     await page
       .getByTestId('count-pending-approvals')

@@ -46,22 +46,45 @@ describe('children', { skip }, () => {
     await page.getByTestId('child-row').filter({ hasText: 'Ann' }).click();
     await page.getByRole('heading', { level: 1, name: 'Ann' }).waitFor();
     const card = page.getByRole('form', { name: 'Hearth Space card' });
-    const preview = page.getByTestId('space-preview');
-    await preview.getByText('Hearth Space').waitFor();
+    // The preview is the real Hearth Space page in a frame, not a picture of it.
+    const frameElement = page.getByTestId('space-preview').locator('iframe');
+    await frameElement.waitFor();
+    const src = new URL((await frameElement.getAttribute('src')) ?? '', server.url);
+    assert.equal(src.pathname, '/overlay/blockedv2.html');
+    assert.equal(src.searchParams.get('reason'), 'locked');
+    assert.equal(src.searchParams.get('context'), 'paused');
+    const preview = page.frameLocator('[data-testid="space-preview"] iframe');
+    await preview.locator('html[data-host="preview"][data-context="paused"]').waitFor({ state: 'attached' });
+    await preview.locator('.brand-name').getByText('Hearth Space').waitFor();
+    await preview.locator('[data-hearth="headline"]').getByText('Your parent paused this device').waitFor();
+    assert.equal(await preview.locator('[data-hearth="preset"]').count(), 3);
     await page.getByText('Used today: 0 min · No limit set').waitFor();
 
     // Under 8 renames the space for the youngest children.
     await card.getByLabel('Age group').click();
     await page.getByRole('option', { name: 'Under 8' }).click();
-    await preview.getByText('Cozy Corner').waitFor();
+    await preview.locator('html[data-tier="under8"]').waitFor({ state: 'attached' });
+    await preview.locator('.brand-name').getByText('Cozy Corner').waitFor();
 
     await card.getByLabel('Age group').click();
     await page.getByRole('option', { name: 'Teen' }).click();
-    await preview.getByText('Hearth Space').waitFor();
+    await preview.locator('html[data-tier="teen"]').waitFor({ state: 'attached' });
+    await preview.locator('.brand-name').getByText('Hearth Space').waitFor();
+    await preview.locator('[data-hearth="message-input"]').waitFor();
     const note = 'Homework first, then games. Love, Mum';
     await card.getByLabel('Parent note').fill(note);
     await card.getByText(`${note.length} / 500 characters`).waitFor();
-    await preview.getByText(note).waitFor();
+    await preview.locator('[data-hearth="note"]').getByText(note).waitFor();
+
+    // The other screens a child may see, from the same page.
+    await page.locator('input[aria-label="Preview screen"]').click();
+    await page.getByRole('option', { name: 'Sleep' }).click();
+    await preview.locator('html[data-reason="sleep"]').waitFor({ state: 'attached' });
+    await preview.locator('[data-hearth="note"]').getByText(note).waitFor();
+    await page.locator('input[aria-label="Preview screen"]').click();
+    await page.getByRole('option', { name: 'Paused by a parent' }).click();
+    await preview.locator('html[data-context="paused"]').waitFor({ state: 'attached' });
+
     await card.getByRole('button', { name: 'Save card' }).click();
     await page.getByText('Ann’s Hearth Space card is saved.').waitFor();
 
@@ -69,7 +92,7 @@ describe('children', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Ann' }).waitFor();
     assert.equal(await card.getByLabel('Age group').inputValue(), 'Teen');
     assert.equal(await card.getByLabel('Parent note').inputValue(), note);
-    await page.getByTestId('space-preview').getByText(note).waitFor();
+    await preview.locator('[data-hearth="note"]').getByText(note).waitFor();
 
     const users = await owner.client.get('/api/users');
     const ann = users.body.items.find((u: { name: string }) => u.name === 'Ann');

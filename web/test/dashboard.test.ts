@@ -170,6 +170,7 @@ describe('dashboard and access requests', { skip }, () => {
       age_tier: 'eight12',
       parent_note: null,
       device_name: 'Living room laptop',
+      context: 'paused',
     });
     await notification.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
     await screenshot(page, 'dashboard.png', { notifications: true });

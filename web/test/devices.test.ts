@@ -219,6 +219,7 @@ describe('devices', { skip }, () => {
       age_tier: 'eight12',
       parent_note: null,
       device_name: 'Living room laptop',
+      context: 'paused',
     });
     await annRow.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
 
@@ -261,6 +262,73 @@ describe('devices', { skip }, () => {
     assert.equal(((await queued).args as Record<string, unknown>).linux_username, 'ann');
     await timeUntil(page.getByRole('main').getByTestId('device-online').getByText('Online', { exact: true }));
     await closePage(handle);
+  });
+
+  test('Clear clock-tamper lock reaches the agent, marks the clock alert read and says when it waits', async () => {
+    const unreadClock = async () =>
+      (
+        await owner.client.get(
+          `/api/alerts?kind=clock_tamper&system_id=${laptop.systemId}&unacknowledged=true&limit=50`,
+        )
+      ).body.items.length as number;
+    laptop.send({
+      type: 'alert_event',
+      event_type: 'clock_tamper',
+      linux_username: 'ann',
+      detail: { skew_seconds: 7200 },
+    });
+    for (let i = 0; (await unreadClock()) === 0; i++) {
+      assert.ok(i < 200, 'the clock alert never arrived');
+      await new Promise((r) => setImmediate(r));
+    }
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/devices/${laptop.systemId}`);
+    const card = page.getByRole('region', { name: 'Clock lock' });
+    await card.getByTestId('clock-alert').getByText('The clock was changed').waitFor();
+
+    const cleared = laptop.waitFor(isCommand('clear_clock_tamper'));
+    await card.getByRole('button', { name: 'Clear clock-tamper lock' }).click();
+    assert.deepEqual((await cleared).args, {});
+    await card
+      .getByTestId('clock-clear-result')
+      .getByText('Sent to the device: the clock lock is cleared.')
+      .waitFor();
+    await card.getByTestId('clock-alert').waitFor({ state: 'detached' });
+    assert.equal(await unreadClock(), 0);
+
+    // Offline, the command waits for the device and the page says so.
+    await laptop.stop();
+    await timeUntil(
+      page.getByRole('main').getByTestId('device-online').getByText('Offline', { exact: true }),
+    );
+    await card.getByRole('button', { name: 'Clear clock-tamper lock' }).click();
+    await card
+      .getByTestId('clock-clear-result')
+      .getByText('The device is offline; the clock lock clears when it reconnects.')
+      .waitFor();
+    laptop = agent({
+      systemId: laptop.systemId,
+      secureToken: laptop.secureToken,
+      hostname: 'family-laptop',
+      linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
+    });
+    const queued = laptop.waitFor(isCommand('clear_clock_tamper'));
+    await laptop.connect();
+    await queued;
+    await closePage(handle);
+
+    // A parent who may only look at Ann is told, in words, that they cannot clear it.
+    const viewer = await addParent(server, owner, 'member', [
+      { managed_user_id: ann.id, can_view: true, can_manage_policies: false },
+    ]);
+    const seen = await openPage(browser, server, { as: viewer });
+    await seen.page.goto(`${server.url}/devices/${laptop.systemId}`);
+    const viewerCard = seen.page.getByRole('region', { name: 'Clock lock' });
+    await viewerCard.getByRole('button', { name: 'Clear clock-tamper lock' }).click();
+    await viewerCard.getByText('The lock was not cleared').waitFor();
+    assert.equal(await viewerCard.getByTestId('clock-clear-result').count(), 0);
+    await closePage(seen);
   });
 
   test('unenrolling asks first, then the agent is told, disconnected with 4403 and shown as Unenrolled', async () => {

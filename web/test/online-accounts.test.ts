@@ -14,10 +14,12 @@ import {
 } from './approvals-support.ts';
 import {
   assertFitsPhone,
+  assertNotReloaded,
   browserSkipReason,
   closeHousehold,
   closePage,
   gotoLive,
+  markPage,
   type Owner,
   openPage,
   PHONE,
@@ -87,7 +89,8 @@ describe('allowed sites and online accounts', { skip }, () => {
       const approved = await owner.client.post(`/api/approvals/${asked.body.id}/approve`, { grant });
       assert.equal(approved.status, 200, approved.text);
     }
-    assert.equal((await device.askSignup('forum.example.com', 'https://forum.example.com/')).status, 201);
+    // (A sign-up request is for the whole site: example.com and example.org are decided above.)
+    assert.equal((await device.askSignup('forum.example.net', 'https://forum.example.net/')).status, 201);
   });
   after(() => closeHousehold({ server, browser }, agents));
 
@@ -101,10 +104,11 @@ describe('allowed sites and online accounts', { skip }, () => {
     await gotoLive(page, `${server.url}/children/${ann.id}`);
     const row = mappingRow(page, 'Living room laptop');
     const grants = row.getByTestId('grant-row');
-    const video = grants.filter({ hasText: 'video.example.org' });
+    // Approving a request allows its site (registrable domain) and everything under it.
+    const video = grants.filter({ has: page.getByText('example.org', { exact: true }) });
     await video.getByText('Always', { exact: true }).waitFor();
     await video.getByText('Every sign-up on this site').waitFor();
-    const games = grants.filter({ hasText: 'games.example.com' });
+    const games = grants.filter({ has: page.getByText('example.com', { exact: true }) });
     await games.getByText('Once', { exact: true }).waitFor();
     await games.getByText('Used just now').waitFor();
 
@@ -251,6 +255,19 @@ describe('allowed sites and online accounts', { skip }, () => {
     await page.getByRole('option', { name: 'Ann' }).click();
     await waitForDomains(page, ['games.example.com', 'school.example.edu', 'video.example.org']);
     assert.deepEqual((await shownDomains(page)).length, 3);
+
+    // A login made while the page is open shows up without a reload: the page asks again by itself.
+    await markPage(page);
+    assert.equal((await logLogin('maths.example.net', 'ann.maths', 'ann')).status, 200);
+    await page.waitForRequest((r) => new URL(r.url()).pathname === '/api/online-accounts');
+    // (Sorted by username: ann.maths comes before ann.rivera@….)
+    await waitForDomains(page, [
+      'maths.example.net',
+      'games.example.com',
+      'school.example.edu',
+      'video.example.org',
+    ]);
+    await assertNotReloaded(page);
     await closePage(handle);
   });
 
@@ -259,7 +276,7 @@ describe('allowed sites and online accounts', { skip }, () => {
     const { page } = phone;
     await gotoLive(page, `${server.url}/access-requests`);
     await waitingItems(page)
-      .filter({ hasText: 'forum.example.com' })
+      .filter({ hasText: 'forum.example.net' })
       .getByRole('button', { name: 'Approve once' })
       .waitFor();
     await assertFitsPhone(page);
@@ -267,6 +284,7 @@ describe('allowed sites and online accounts', { skip }, () => {
 
     await page.goto(`${server.url}/online-accounts`);
     await waitForDomains(page, [
+      'maths.example.net',
       'school.example.edu',
       'video.example.org',
       'blocks.example.com',
@@ -279,6 +297,7 @@ describe('allowed sites and online accounts', { skip }, () => {
     await waitForDomains(page, [
       'blocks.example.com',
       'games.example.com',
+      'maths.example.net',
       'school.example.edu',
       'video.example.org',
     ]);

@@ -8,12 +8,20 @@ export type ByTier = Record<AgeTier, string>;
 export type PresetTier = Exclude<AgeTier, 'teen'>;
 export type PresetReason = Exclude<OverlayReason, 'signup'>;
 
+export interface Content {
+  headline: string;
+  description: string;
+}
+
 export interface Catalogue {
   /** BCP 47 language tag for <html lang>. */
   lang: string;
-  content: Record<OverlayReason, Record<AgeTier, { headline: string; description: string }>>;
+  content: Record<OverlayReason, Record<AgeTier, Content>>;
+  /** `locked` with `context=paused`: a parent paused the child; nothing was used up. */
+  paused: Record<AgeTier, Content>;
   /** Quick requests for the younger tiers; sign-up has its own button instead. */
   presets: Record<PresetReason, Record<PresetTier, string[]>>;
+  pausedPresets: Record<PresetTier, string[]>;
   ui: {
     deviceLabel: string;
     siteLabel: string;

@@ -7,17 +7,17 @@ export const de: Catalogue = {
       under8: {
         headline: 'Pssst… jetzt ist Schlafenszeit',
         description:
-          'Der Bildschirm macht jetzt ein Nickerchen, und du darfst dich auch ausruhen. Morgen wacht er wieder auf. Magst du mit deinem Atem einen ruhigen Ballon aufpusten?',
+          'Der Bildschirm macht jetzt ein Nickerchen, und du darfst dich auch ausruhen. Deine Erwachsenen wissen, wann er wieder aufwacht. Magst du mit deinem Atem einen ruhigen Ballon aufpusten?',
       },
       eight12: {
         headline: 'Zeit, zur Ruhe zu kommen',
         description:
-          'Die Bildschirmzeit ist für heute Abend vorbei. Guter Schlaf sorgt dafür, dass du dich morgen fit fühlst, und am Morgen ist dein Gerät wieder bereit.',
+          'Die Bildschirmzeit ist jetzt vorbei: Zeit, dich auszuruhen. Guter Schlaf tut dir gut, und deine Eltern sagen dir, wann das Gerät wieder bereit ist.',
       },
       teen: {
         headline: 'Der Ruhemodus ist aktiv',
         description:
-          'Die Ruhezeit für dieses Gerät hat begonnen. Alles ist wieder verfügbar, sobald der Zeitplan es erlaubt. Wenn du es für etwas Bestimmtes brauchst, schreib unten, warum.',
+          'Dieses Gerät ist gerade im Ruhemodus. Es ist wieder verfügbar, wenn die Einstellungen deiner Eltern es erlauben. Wenn du es für etwas Bestimmtes brauchst, schreib unten, warum.',
       },
     },
     filtered: {
@@ -89,6 +89,23 @@ export const de: Catalogue = {
       },
     },
   },
+  paused: {
+    under8: {
+      headline: 'Der Bildschirm macht eine Pause',
+      description:
+        'Ein Erwachsener hat den Bildschirm für eine Weile angehalten. Magst du große Ballon-Atemzüge machen oder etwas malen, während du wartest?',
+    },
+    eight12: {
+      headline: 'Deine Eltern haben das Gerät pausiert',
+      description:
+        'Deine Eltern haben den Bildschirm gerade angehalten. Deine Bildschirmzeit ist nicht aufgebraucht: Sie schalten ihn wieder ein, wenn es so weit ist. Möchtest du sie etwas fragen? Wähle eine Nachricht.',
+    },
+    teen: {
+      headline: 'Von deinen Eltern pausiert',
+      description:
+        'Deine Eltern haben dieses Gerät vorerst pausiert; deine Bildschirmzeit ist nicht aufgebraucht. Wenn du es für etwas brauchst, schick ihnen eine Nachricht mit dem Grund.',
+    },
+  },
   presets: {
     sleep: {
       under8: ['Darf ich noch 5 Minuten?', 'Ich brauche Hilfe', 'Gute Nacht!'],
@@ -118,6 +135,14 @@ export const de: Catalogue = {
       under8: ['Bitte stell die Uhr richtig', 'Ich brauche Hilfe'],
       eight12: ['Bitte prüf die Uhr', 'Ich habe nichts verstellt', 'Kannst du das Gerät entsperren?'],
     },
+  },
+  pausedPresets: {
+    under8: ['Darf ich wieder spielen?', 'Ich brauche Hilfe', 'Okay!'],
+    eight12: [
+      'Kann ich es bitte wiederhaben?',
+      'Ich brauche es für die Hausaufgaben',
+      'Können wir darüber reden?',
+    ],
   },
   ui: {
     deviceLabel: 'Gerät',

@@ -7,17 +7,17 @@ export const en: Catalogue = {
       under8: {
         headline: 'Shh… it’s sleepy time',
         description:
-          'The screen is taking a nap now, and you can rest too. It will wake up again tomorrow. Want to blow up a calm balloon with your breath?',
+          'The screen is taking a nap now, and you can rest too. Your grown-up knows when it wakes up again. Want to blow up a calm balloon with your breath?',
       },
       eight12: {
         headline: 'Time to wind down',
         description:
-          'Screen time is over for tonight. A good rest helps you feel great tomorrow, and your device will be ready again in the morning.',
+          'Screen time is over for now: it’s time to rest. A good rest helps you feel great, and your parent can tell you when the device is ready again.',
       },
       teen: {
         headline: 'Sleep mode is on',
         description:
-          'It’s past the wind-down time set for this device. Everything comes back when the schedule allows. If you need it for something specific, say why below.',
+          'This device is in sleep mode for now. It comes back when your parent’s settings allow it. If you need it for something specific, say why below.',
       },
     },
     filtered: {
@@ -89,6 +89,23 @@ export const en: Catalogue = {
       },
     },
   },
+  paused: {
+    under8: {
+      headline: 'Your grown-up paused the screen',
+      description:
+        'A grown-up has paused the screen for a little while. Let’s take big balloon breaths or draw something while you wait!',
+    },
+    eight12: {
+      headline: 'Your parent paused this device',
+      description:
+        'Your parent has paused the screen for now. Your screen time isn’t used up: they will start it again when it’s time. Want to ask about it? Pick a message.',
+    },
+    teen: {
+      headline: 'Paused by your parent',
+      description:
+        'Your parent paused this device for now; your screen-time allowance isn’t used up. If you need it back for something, send them a message with the reason.',
+    },
+  },
   presets: {
     sleep: {
       under8: ['Can I have 5 more minutes?', 'I need help', 'Good night!'],
@@ -106,6 +123,10 @@ export const en: Catalogue = {
       under8: ['Please fix the clock', 'I need help'],
       eight12: ['Please check the clock', 'I didn’t change anything', 'Can you unlock it?'],
     },
+  },
+  pausedPresets: {
+    under8: ['Can I play again?', 'I need help', 'Okay!'],
+    eight12: ['Can I have it back, please?', 'I need it for homework', 'Can we talk about it?'],
   },
   ui: {
     deviceLabel: 'Device',

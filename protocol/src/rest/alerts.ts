@@ -55,3 +55,7 @@ export const PruneBody = Type.Object(
   { older_than_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })) },
   strict,
 );
+
+/** Every alert kind a parent may filter by: Hearth's own (`ALERT_KINDS`) first, then any other kind stored. */
+export const AlertKindsView = Type.Object({ kinds: Type.Array(Type.String()) });
+export type AlertKindsView = Static<typeof AlertKindsView>;

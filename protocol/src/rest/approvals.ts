@@ -82,6 +82,8 @@ export const ApprovalView = Type.Object({
   decided_at: Nullable(Type.String()),
   decided_by: Nullable(Type.String()),
   grant: Nullable(GrantKind),
+  /** For an approved time extension, the minutes the parent granted (may be fewer than `details.minutes`). */
+  approved_minutes: Nullable(Type.Integer()),
 });
 export type ApprovalView = Static<typeof ApprovalView>;
 export const ApprovalQuery = Type.Object(

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { OVERLAY_REASONS } from '../constants.js';
+import { OVERLAY_CONTEXTS, OVERLAY_REASONS } from '../constants.js';
 import { LinuxUsername, Nullable, strict } from './common.js';
 
 export const DeviceView = Type.Object({
@@ -42,6 +42,8 @@ export const OverlayControlBody = Type.Object(
     action: Type.Union([Type.Literal('show'), Type.Literal('dismiss')]),
     reason: Type.Optional(Type.Union(OVERLAY_REASONS.map((r) => Type.Literal(r)))),
     linux_username: LinuxUsername,
+    /** With `locked`: `paused` says a parent paused the child rather than the allowance running out. */
+    context: Type.Optional(Type.Union(OVERLAY_CONTEXTS.map((c) => Type.Literal(c)))),
   },
   strict,
 );

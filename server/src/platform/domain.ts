@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { getDomain } from 'tldts';
 
 const LABEL_PATTERN = '(?!-)[a-z0-9-]{1,63}(?<!-)';
 const LABEL = new RegExp(`^${LABEL_PATTERN}$`);
@@ -52,4 +53,14 @@ export function domainAndParents(domain: string): string[] {
   if (isIP(domain)) return [domain];
   const labels = domain.split('.');
   return labels.map((_, i) => labels.slice(i).join('.'));
+}
+
+/**
+ * The site a stored domain belongs to: its registrable domain by the Public Suffix List ("www.example.com"
+ * and "example.com" → "example.com"; "foo.co.uk" stays apart from "bar.co.uk"). Private suffixes count, so
+ * "alice.github.io" is a site of its own. IP literals, single labels and public suffixes are their own site.
+ */
+export function registrableDomain(domain: string): string {
+  if (isIP(domain)) return domain;
+  return getDomain(domain, { allowPrivateDomains: true, extractHostname: false }) ?? domain;
 }

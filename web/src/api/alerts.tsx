@@ -10,7 +10,7 @@ import { type ApiError, api, messageOf } from './client';
 import { keys } from './keys';
 import { useLiveHub } from './live';
 import { getJson, sinceOpened, useResource } from './query';
-import type { AlertPage, AlertView, DashboardView } from './types';
+import type { AlertKindsView, AlertPage, AlertView, DashboardView } from './types';
 
 /**
  * Whether the signed-in parent sees this alert in lists: members see only alerts about children shared
@@ -93,6 +93,11 @@ export function useUnreadAlerts(): { count: number; more: boolean } | null {
     `/api/alerts?unacknowledged=true&limit=${UNREAD_LIMIT}`,
   );
   return data ? { count: data.items.length, more: data.next_cursor !== null } : null;
+}
+
+/** Every alert kind to filter by (Hearth's own, then others the household's alerts have); null until known. */
+export function useAlertKinds(): readonly string[] | null {
+  return useResource<AlertKindsView>(keys.alertKinds(), '/api/alerts/kinds').data?.kinds ?? null;
 }
 
 export interface AlertFeed {

@@ -195,6 +195,11 @@ export function useDecideApproval(): (approval: ApprovalView, answer: Answer) =>
         ...approval,
         status: answer.deny ? 'denied' : 'approved',
         grant: answer.deny ? null : (answer.grant ?? null),
+        approved_minutes:
+          answer.deny || approval.type !== 'time_extension'
+            ? null
+            : (answer.minutes ??
+              (typeof approval.details.minutes === 'number' ? approval.details.minutes : null)),
         decided_by: parentId,
         decided_at: new Date().toISOString(),
       };

@@ -27,6 +27,9 @@ export const keys = {
   /** A paged alert list; `path` carries its filters (kind, child, unread only, page size). */
   alertFeed: (path: string) => ['alerts', 'feed', path] as const,
   unreadAlerts: () => ['alerts', 'unread'] as const,
+  alertKinds: () => ['alerts', 'kinds'] as const,
+  /** A device's unread clock-tamper alerts (its page offers to clear the lock). */
+  clockAlerts: (systemId: string) => ['alerts', 'clock', systemId] as const,
   approvalSettings: (mappingId: string) => ['mapping', mappingId, 'approval-settings'] as const,
   grants: (mappingId: string) => ['mapping', mappingId, 'approval-grants'] as const,
   mappings: () => ['mapping'] as const,

@@ -24,7 +24,7 @@ export interface AddParentBody {
 export type UpdateParentBody = Partial<Pick<AddParentBody, 'username' | 'role' | 'children' | 'password'>>;
 
 export type OverlayCommand =
-  | { action: 'show'; reason: 'locked'; linux_username: string }
+  | { action: 'show'; reason: 'locked'; context: 'paused'; linux_username: string }
   | { action: 'dismiss'; linux_username: string };
 
 /** A mutation that marks `invalidates(variables)` stale once the server has said yes. */
@@ -74,6 +74,18 @@ export const useOverlayCommand = (systemId: string, client?: QueryClient) =>
     (body: OverlayCommand) => api.post<CommandOutcome>(`/api/devices/${enc(systemId)}/overlay`, body),
     () => [],
     client,
+  );
+
+/** Lifts a clock-tamper lockdown on a device; its clock alerts are then dealt with, so they are marked read. */
+export const useClearClockTamper = (systemId: string) =>
+  useChange(
+    async (alertIds: string[]) => {
+      const outcome = await api.post<CommandOutcome>(`/api/devices/${enc(systemId)}/clear-clock-tamper`);
+      // Best effort: the lock is what matters; an alert left unread can still be marked read by hand.
+      await Promise.allSettled(alertIds.map((id) => api.post(`/api/alerts/${enc(id)}/acknowledge`)));
+      return outcome;
+    },
+    () => [keys.alerts(), keys.dashboard()],
   );
 
 export const useCreateChild = () =>

@@ -49,10 +49,19 @@ export const usePairingConfig = (): Resource<PairingConfig> =>
 export const useProvisioningConfig = (): Resource<ProvisioningConfig> =>
   useResource(keys.provisioningConfig(), '/api/pairing/provisioning/config', { refresh: false });
 
-/** Logins arrive without an event: the list is asked again every minute and when the tab comes back. */
+/**
+ * How often an open Online Accounts page asks again. A login is not one of the live stream's kinds
+ * (DESIGN §6 fixes that list), so the page follows new logins by asking every few seconds while the tab
+ * is visible, and at once when it comes back.
+ */
+export const ONLINE_ACCOUNTS_REFRESH_MS = 5_000;
+
 export function useOnlineAccounts(
   filters: { q: string; sort: string; order: string; childId: string },
   path: string,
 ): Resource<ItemList<OnlineAccountView>> {
-  return useResource(keys.onlineAccounts(filters), path, { keepPrevious: true });
+  return useResource(keys.onlineAccounts(filters), path, {
+    keepPrevious: true,
+    refetchInterval: ONLINE_ACCOUNTS_REFRESH_MS,
+  });
 }

@@ -3,6 +3,7 @@ import type { AlertView, DeviceView, ManagedUserView, ParentView } from '@hearth
 
 export type {
   AgeTier,
+  AlertKindsView,
   AlertView,
   ChildPermission,
   CommandOutcome,

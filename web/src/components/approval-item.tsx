@@ -82,9 +82,16 @@ function requestLine(approval: ApprovalView): ReactNode {
   }
 }
 
-/** "Approved once", "Approved always", "Approved", "Denied". */
+/** "Approved once", "Approved always", "Approved 15 of 30 minutes", "Approved", "Denied". */
 export function outcomeLabel(approval: ApprovalView): string {
   if (approval.status === 'denied') return 'Denied';
+  const granted = approval.approved_minutes;
+  if (approval.status === 'approved' && granted) {
+    const asked = minutesOf(approval.details.minutes);
+    return asked && asked !== granted
+      ? `Approved ${granted} of ${asked} minutes`
+      : `Approved ${plural(granted, 'minute')}`;
+  }
   if (approval.grant === 'once') return 'Approved once';
   if (approval.grant === 'persistent') return 'Approved always';
   return 'Approved';

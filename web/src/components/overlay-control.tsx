@@ -24,7 +24,8 @@ export interface OverlayControl {
 }
 
 /**
- * Pause (shows Hearth Space with the "locked" reason) and Resume (dismisses it) for one account on
+ * Pause (shows Hearth Space with the "locked" reason and context "paused", so the child reads that a
+ * parent paused them rather than that their time ran out) and Resume (dismisses it) for one account on
  * one device, with what came of the last press.
  */
 export function useOverlayControl(
@@ -44,7 +45,7 @@ export function useOverlayControl(
       try {
         const outcome = await mutateAsync(
           action === 'show'
-            ? { action, reason: 'locked', linux_username: linuxUsername }
+            ? { action, reason: 'locked', context: 'paused', linux_username: linuxUsername }
             : { action, linux_username: linuxUsername },
         );
         setResult({ action, outcome });

@@ -13,7 +13,7 @@ import {
 } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useAlertFeed } from '../api/alerts';
+import { useAlertFeed, useAlertKinds } from '../api/alerts';
 import { api, messageOf } from '../api/client';
 import { keys } from '../api/keys';
 import { useUsers } from '../api/resources';
@@ -21,7 +21,7 @@ import type { PruneResult } from '../api/types';
 import { useSearchFilters } from '../api/use-search-filters';
 import { IconBell, IconCheck, IconTrash } from '../components/icons';
 import { ErrorAlert, PageHeader } from '../components/page';
-import { ALERT_KIND_OPTIONS, plural } from '../labels';
+import { alertKindOptions, plural } from '../labels';
 import { useSession, useSignedIn } from '../session';
 import { AlertList, ListEmpty } from './alert-list';
 
@@ -119,6 +119,9 @@ export function AlertsPage() {
   const feed = useAlertFeed(`/api/alerts?${query}`);
 
   const filtered = !!(kind || child || unreadOnly);
+  const kindOptions = [{ value: '', label: 'All kinds' }, ...alertKindOptions(useAlertKinds() ?? undefined)];
+  // A kind named in the address but not (yet) in the list still shows as chosen.
+  if (kind && !kindOptions.some((o) => o.value === kind)) kindOptions.push(...alertKindOptions([kind]));
   const childOptions = [
     { value: '', label: 'All children' },
     ...(users.data?.items ?? []).map((c) => ({ value: c.id, label: c.name })),
@@ -145,7 +148,7 @@ export function AlertsPage() {
           <Group align="flex-end" gap="md" wrap="wrap">
             <Select
               label="Kind"
-              data={[{ value: '', label: 'All kinds' }, ...ALERT_KIND_OPTIONS]}
+              data={kindOptions}
               value={kind}
               onChange={(value) => setFilters({ kind: value ?? '' })}
               allowDeselect={false}

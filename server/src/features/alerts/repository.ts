@@ -64,6 +64,16 @@ export class AlertRepository {
     return q.orderBy('alert.created_at', 'desc').orderBy('alert.id', 'desc').limit(filter.limit).execute();
   }
 
+  /** The kinds of the household's alerts (those of `onlyChildren` when given), each once. */
+  async kinds(householdId: string, onlyChildren: string[] | null): Promise<string[]> {
+    let q = this.db.selectFrom('alert').select('kind').distinct().where('household_id', '=', householdId);
+    if (onlyChildren) {
+      if (!onlyChildren.length) return [];
+      q = q.where('managed_user_id', 'in', onlyChildren);
+    }
+    return (await q.execute()).map((r) => r.kind);
+  }
+
   get(householdId: string, id: string) {
     return this.base()
       .where('alert.household_id', '=', householdId)

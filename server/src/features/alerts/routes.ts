@@ -1,6 +1,7 @@
 import {
   AccessRequestBody,
   AccessRequestCreated,
+  AlertKindsView,
   AlertPage,
   AlertQuery,
   AlertView,
@@ -54,6 +55,14 @@ export function alertRoutes(app: HearthApp, { alerts }: Services): void {
       reply: AlertPage,
     },
     (actor, request) => alerts.list(actor, request.query),
+  );
+  parent.get(
+    '/api/alerts/kinds',
+    {
+      summary: "Every alert kind to filter by: Hearth's own, then any other kind the parent's alerts have",
+      reply: AlertKindsView,
+    },
+    (actor) => alerts.kinds(actor),
   );
   parent.post(
     '/api/alerts/:id/acknowledge',

@@ -1,6 +1,8 @@
 import {
   type AccessRequestBody,
+  ALERT_KINDS,
   type AlertEventMessage,
+  type AlertKindsView,
   type AlertQuery,
   type AlertView,
   LIMITS,
@@ -141,6 +143,14 @@ export class AlertService {
       linuxUsername: account,
       payload: event.detail,
     });
+  }
+
+  /** What the Alerts page offers as a filter: Hearth's kinds, then any other kind the parent can see. */
+  async kinds(actor: SessionAuth): Promise<AlertKindsView> {
+    const stored = await this.alerts.kinds(actor.householdId, await this.access.visibleChildIds(actor));
+    const known = new Set<string>(ALERT_KINDS);
+    const others = stored.filter((k) => !known.has(k)).sort();
+    return { kinds: [...ALERT_KINDS, ...others] };
   }
 
   async list(actor: SessionAuth, query: AlertQuery) {

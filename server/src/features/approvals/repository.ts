@@ -182,7 +182,10 @@ export class ApprovalRepository {
   /** Decides a pending request; false when it was decided meanwhile. */
   async decide(
     id: string,
-    changes: Pick<ApprovalRequestTable, 'status' | 'decided_at' | 'decided_by' | 'grant'>,
+    changes: Pick<
+      ApprovalRequestTable,
+      'status' | 'decided_at' | 'decided_by' | 'grant' | 'approved_minutes'
+    >,
   ): Promise<boolean> {
     const r = await this.db
       .updateTable('approval_request')

@@ -29,6 +29,7 @@ export function approvalView(row: RequestRow): ApprovalView {
     decided_at: row.decided_at,
     decided_by: row.decided_by,
     grant: row.grant,
+    approved_minutes: row.approved_minutes ?? null,
   };
 }
 
@@ -145,6 +146,7 @@ export class ApprovalService {
           decided_at: at,
           decided_by: actor.parentId,
           grant: null,
+          approved_minutes: minutes,
         }))
       )
         throw conflict('This request was decided meanwhile.');

@@ -3,7 +3,7 @@ import type { BearerDevice, SessionAuth } from '../../platform/access.js';
 import { creationIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import type { ApprovalRequestTable } from '../../platform/db/schema.js';
-import { domainAndParents } from '../../platform/domain.js';
+import { domainAndParents, registrableDomain } from '../../platform/domain.js';
 import { invalidRequest, notFound } from '../../platform/errors.js';
 import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
@@ -16,7 +16,7 @@ interface SignupFacts {
   mapping: { id: string; managed_user_id: string } | null;
   /** Mapped, the toggle on, and a platform and agent version the feature covers. */
   enforced: boolean;
-  /** The pending sign-up request of each domain. */
+  /** The pending sign-up request of each site (registrable domain, see `registrableDomain`). */
   pending: ReadonlyMap<string, string>;
   /** Grants by domain: persistent ones never end; a one-time grant until used or expired (ms). */
   grants: readonly { domain: string; persistent: boolean; usable: boolean; expiresAt: number }[];
@@ -69,7 +69,10 @@ export class SignupService {
         mapping: { id: row.id, managed_user_id: row.managed_user_id },
         enforced:
           Number(row.enforce_signup_approvals) === 1 && signupSupported(device.platform, device.agentVersion),
-        pending: new Map(pending.flatMap((r) => (r.domain ? [[r.domain, r.id] as const] : []))),
+        // Keyed by site, so a request stored under a full hostname before sites were grouped still answers.
+        pending: new Map(
+          pending.flatMap((r) => (r.domain ? [[registrableDomain(r.domain), r.id] as const] : [])),
+        ),
         grants: grants.flatMap((g) =>
           g.domain
             ? [
@@ -97,7 +100,8 @@ export class SignupService {
       (g) => covering.includes(g.domain) && (g.persistent || (g.usable && g.expiresAt > now)),
     );
     if (live) return { allowed: true, pendingId: null, mapping };
-    return { allowed: false, pendingId: pending.get(domain) ?? null, mapping };
+    // One request per site: www.example.com and example.com wait for the same answer.
+    return { allowed: false, pendingId: pending.get(registrableDomain(domain)) ?? null, mapping };
   }
 
   async requestSignup(
@@ -116,6 +120,9 @@ export class SignupService {
     if (state.pendingId) return { created: false, view: { id: state.pendingId, status: 'pending' } };
     const mapping = state.mapping;
     if (!mapping) return { created: false, view: { status: 'approved' } };
+    // The request, and so the grant that approving it makes, is for the whole site: a sign-up on
+    // www.example.com is a sign-up on example.com. The URL keeps the page the child was on.
+    const site = registrableDomain(domain);
     const row: ApprovalRequestTable = {
       id: newId(),
       household_id: device.householdId,
@@ -125,7 +132,7 @@ export class SignupService {
       managed_user_id: mapping.managed_user_id,
       system_id: device.systemId,
       linux_username: body.linux_username,
-      domain,
+      domain: site,
       url: body.url ?? null,
       details: '{}',
       requested_at: creationIso(),
@@ -137,7 +144,7 @@ export class SignupService {
       await this.repo.insertRequest(row);
     } catch (err) {
       // Two requests at once: the database kept one pending request; answer with it.
-      const existing = await this.repo.pendingRequest(mapping.id, 'site_signup', domain);
+      const existing = await this.repo.pendingRequest(mapping.id, 'site_signup', site);
       if (existing) return { created: false, view: { id: existing.id, status: 'pending' } };
       throw err;
     }

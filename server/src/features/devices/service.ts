@@ -1,10 +1,12 @@
 import {
+  type AgeTier,
   type ApproveDeviceBody,
   type CommandOutcome,
   DEFAULT_AGE_TIER,
   type DeviceView,
   type OverlayControlBody,
   type RenameDeviceBody,
+  type ShowOverlayArgs,
 } from '@hearth/protocol';
 
 import type { AgentChannel } from '../../agent-channel/channel.js';
@@ -204,17 +206,23 @@ export class DeviceService {
       throw invalidRequest('Say why the screen is paused: reason is required to show Hearth Space.', [
         { path: 'body/reason', message: 'is required' },
       ]);
+    if (body.context && body.reason !== 'locked')
+      throw invalidRequest(
+        'A context goes only with the locked reason (paused: a parent paused the child).',
+        [{ path: 'body/context', message: 'is allowed only when reason is locked' }],
+      );
     const mapping = (await this.devices.mappingsOfDevice(systemId)).find(
       (m) => m.linux_username === body.linux_username,
     );
-    const args = {
+    const args: ShowOverlayArgs = {
       reason: body.reason,
       linux_username: body.linux_username,
-      age_tier: mapping?.overlay_age_tier ?? DEFAULT_AGE_TIER,
+      age_tier: (mapping?.overlay_age_tier as AgeTier | null | undefined) ?? DEFAULT_AGE_TIER,
       parent_note: mapping?.overlay_parent_note ?? null,
       device_name: device.display_name ?? device.hostname,
+      ...(body.context ? { context: body.context } : {}),
     };
-    const { delivered, queued } = await this.command(systemId, 'show_overlay', args);
+    const { delivered, queued } = await this.command(systemId, 'show_overlay', { ...args });
     return { delivered, queued };
   }
 

@@ -155,6 +155,8 @@ export interface ApprovalRequestTable {
   decided_at: string | null;
   decided_by: string | null;
   grant: 'once' | 'persistent' | null;
+  /** Minutes granted for a time extension (0006); null for other types and undecided requests. */
+  approved_minutes?: number | null;
 }
 
 export interface ApprovalGrantTable {

@@ -1,115 +1,114 @@
-import {
-  Badge,
-  Box,
-  Button,
-  Card,
-  Grid,
-  Group,
-  Paper,
-  Select,
-  Stack,
-  Text,
-  Textarea,
-  Title,
-} from '@mantine/core';
+import { Box, Button, Card, Grid, Group, Select, Stack, Text, Textarea, Title } from '@mantine/core';
+import { useDebouncedValue, useElementSize } from '@mantine/hooks';
 import { type FormEvent, useState } from 'react';
 import { api, messageOf } from '../../api/client';
 import type { AgeTier, ManagedUserView, OverlayView } from '../../api/types';
 import { ErrorAlert, notifySaved } from '../../components/page';
 import { AGE_TIER_OPTIONS, ageTierFromOption, PARENT_NOTE_MAX_LENGTH } from '../../labels';
 
-const PREVIEW_TEXT: Record<AgeTier, { headline: string; description: string; noteLabel: string }> = {
-  under8: {
-    headline: 'Time for a little rest',
-    description: 'Let’s take a break together. You can breathe slowly or draw a picture.',
-    noteLabel: 'A note from your grown-up',
-  },
-  eight12: {
-    headline: 'Taking a pause',
-    description: 'This screen is resting for now. You can ask for more time below.',
-    noteLabel: 'A note from your parent',
-  },
-  teen: {
-    headline: 'Paused for now',
-    description: 'This is on hold for the moment. If you need it, send a message.',
-    noteLabel: 'From your parent',
-  },
-};
+/** What the preview can show; a parent's pause is what Hearth shows most often from this page. */
+const PREVIEW_SCREENS = [
+  { value: 'paused', label: 'Paused by a parent', query: { reason: 'locked', context: 'paused' } },
+  { value: 'locked', label: 'Time used up', query: { reason: 'locked' } },
+  { value: 'sleep', label: 'Sleep', query: { reason: 'sleep' } },
+  { value: 'filtered', label: 'Blocked site', query: { reason: 'filtered' } },
+] as const;
+type PreviewScreen = (typeof PREVIEW_SCREENS)[number]['value'];
 
-/** A small picture of the child's screen, so a parent sees their note the way the child will. */
-function SpacePreview({ tier, note, childName }: { tier: AgeTier | null; note: string; childName: string }) {
-  const effective = tier ?? 'eight12';
-  const text = PREVIEW_TEXT[effective];
-  const title = effective === 'under8' ? 'Cozy Corner' : 'Hearth Space';
+/** The page is laid out for a laptop screen and shown scaled down to the column's width. */
+const FRAME_WIDTH = 1280;
+const FRAME_HEIGHT = 800;
+
+/** The address of the real Hearth Space page with this child's settings, as a device would open it. */
+export function spacePreviewUrl(options: {
+  screen: PreviewScreen;
+  tier: AgeTier | null;
+  note: string;
+  device: string | null;
+}): string {
+  const screen = PREVIEW_SCREENS.find((s) => s.value === options.screen) ?? PREVIEW_SCREENS[0];
+  const query = new URLSearchParams(screen.query);
+  query.set('age', options.tier ?? 'eight12');
+  const note = options.note.trim();
+  if (note) query.set('note', note);
+  if (options.device) query.set('device', options.device);
+  query.set('lang', 'en');
+  return `/overlay/blockedv2.html?${query.toString()}`;
+}
+
+/**
+ * The real Hearth Space page (`/overlay/blockedv2.html`) in a frame, with the child's tier, note and
+ * device: a parent sees exactly what the child will. Opened straight from the server the page picks its
+ * preview host, which sends nothing; the sandbox keeps it away from the parent's session.
+ */
+function SpacePreview({
+  tier,
+  note,
+  device,
+  childName,
+}: {
+  tier: AgeTier | null;
+  note: string;
+  device: string | null;
+  childName: string;
+}) {
+  const [screen, setScreen] = useState<PreviewScreen>('paused');
+  // The frame reloads for every change: wait until the parent pauses typing.
+  const [settledNote] = useDebouncedValue(note, 400);
+  const { ref, width } = useElementSize();
+  const scale = width > 0 ? width / FRAME_WIDTH : 0;
+  const src = spacePreviewUrl({ screen, tier, note: settledNote, device });
+
   return (
     <Stack gap={6}>
-      <Text size="sm" fw={600} c="dimmed" id="space-preview-label">
-        Preview of {childName}’s screen
-      </Text>
-      <Paper
-        radius="lg"
-        p="lg"
-        aria-labelledby="space-preview-label"
+      <Group justify="space-between" gap="xs" wrap="wrap">
+        <Text size="sm" fw={600} c="dimmed" id="space-preview-label">
+          Preview of {childName}’s screen
+        </Text>
+        <Select
+          aria-label="Preview screen"
+          size="xs"
+          w={180}
+          data={PREVIEW_SCREENS.map(({ value, label }) => ({ value, label }))}
+          value={screen}
+          onChange={(value) => setScreen((value as PreviewScreen | null) ?? 'paused')}
+          allowDeselect={false}
+        />
+      </Group>
+      <Box
+        ref={ref}
         data-testid="space-preview"
         style={{
-          background:
-            'linear-gradient(160deg, var(--mantine-color-hearth-1) 0%, var(--mantine-color-yellow-0) 55%, var(--mantine-color-teal-0) 100%)',
-          color: 'var(--mantine-color-dark-7)',
+          position: 'relative',
+          aspectRatio: `${FRAME_WIDTH} / ${FRAME_HEIGHT}`,
+          overflow: 'hidden',
+          borderRadius: 'var(--mantine-radius-md)',
+          border: '1px solid var(--mantine-color-gray-3)',
+          background: 'var(--mantine-color-gray-0)',
         }}
       >
-        <Stack gap="sm" align="center" ta="center">
-          <Text size="xs" fw={700} tt="uppercase" c="hearth.9" style={{ letterSpacing: 1 }}>
-            {title}
-          </Text>
-          <Text fw={700} fz={effective === 'under8' ? 22 : 19} lh={1.25}>
-            {text.headline}
-          </Text>
-          <Text size="sm" c="dark.4">
-            {text.description}
-          </Text>
-          {note.trim() ? (
-            <Box
-              bg="white"
-              p="sm"
-              w="100%"
-              style={{ borderRadius: 'var(--mantine-radius-md)', boxShadow: 'var(--mantine-shadow-xs)' }}
-            >
-              <Text size="xs" fw={600} c="hearth.9">
-                {text.noteLabel}
-              </Text>
-              <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-                {note.trim()}
-              </Text>
-            </Box>
-          ) : null}
-          {effective === 'teen' ? (
-            <Box
-              w="100%"
-              bg="white"
-              px="sm"
-              py={6}
-              ta="left"
-              style={{
-                borderRadius: 'var(--mantine-radius-md)',
-                border: '1px solid var(--mantine-color-gray-3)',
-              }}
-            >
-              <Text size="sm" c="gray.6">
-                Write a message…
-              </Text>
-            </Box>
-          ) : (
-            <Group gap={6} justify="center">
-              <Badge variant="white" color="hearth" radius="xl" size="md">
-                More time, please
-              </Badge>
-              <Badge variant="white" color="hearth" radius="xl" size="md">
-                I need help
-              </Badge>
-            </Group>
-          )}
-        </Stack>
-      </Paper>
+        {scale > 0 ? (
+          <iframe
+            title={`Hearth Space as ${childName} sees it`}
+            aria-describedby="space-preview-label"
+            src={src}
+            sandbox="allow-scripts"
+            width={FRAME_WIDTH}
+            height={FRAME_HEIGHT}
+            style={{
+              position: 'absolute',
+              top: 0,
+              left: 0,
+              border: 0,
+              transform: `scale(${scale})`,
+              transformOrigin: '0 0',
+            }}
+          />
+        ) : null}
+      </Box>
+      <Text size="xs" c="dimmed">
+        The real page, scaled down. Buttons work, but nothing is sent from the preview.
+      </Text>
     </Stack>
   );
 }
@@ -207,7 +206,12 @@ export function SpaceCardSection({
             </form>
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 5 }}>
-            <SpacePreview tier={ageTierFromOption(tier)} note={note} childName={child.name} />
+            <SpacePreview
+              tier={ageTierFromOption(tier)}
+              note={note}
+              device={child.mappings[0]?.display_name ?? null}
+              childName={child.name}
+            />
           </Grid.Col>
         </Grid>
       </Stack>

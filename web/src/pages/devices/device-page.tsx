@@ -35,6 +35,7 @@ import { DEVICE_STATUS_LABELS, platformLabel } from '../../labels';
 import { useSession } from '../../session';
 import { InstalledAppsSection } from '../apps/device-apps-section';
 import { NotFoundPage } from '../not-found-page';
+import { ClockTamperCard } from './clock-tamper-card';
 import { DecisionButtons } from './decision-buttons';
 import { childrenByDevice, type DeviceChild } from './device-children';
 import { RemoveDeviceCard, RenameDeviceButton } from './device-manage';
@@ -327,6 +328,7 @@ function DeviceDetails({ systemId }: { systemId: string }) {
             <AboutCard device={data} />
           </Grid.Col>
         </Grid>
+        {data.status === 'approved' ? <ClockTamperCard device={data} /> : null}
         <InstalledAppsSection device={data} />
         {isAdmin && data.status === 'approved' ? <UnenrollCard device={data} onUnenrolled={refresh} /> : null}
         {isAdmin && (data.status === 'rejected' || data.status === 'unenrolled') ? (
