@@ -163,8 +163,10 @@ export async function waitForPath(page: Page, pathname: string): Promise<void> {
 
 export { Client, PASSWORD };
 
-// Changes reach the pages over the event stream at once; allow a little for the request that follows.
-export const WITHIN_LIVE = 3000;
+// Changes reach the pages over the event stream at once, followed by one request. The bound is
+// generous because CI runs on two busy cores: the tests prove no reload is needed, not a speed
+// (the times they print are for reading; speed is measured in bench/).
+export const WITHIN_LIVE = 10_000;
 
 /** Marks the page, so a later check can tell that it was never reloaded in between. */
 export async function markPage(page: Page): Promise<void> {
