@@ -82,7 +82,7 @@ export function buildServices(
   config: Config,
   db: Db,
   log: FastifyBaseLogger,
-  timings?: ChannelTimings,
+  timings?: Partial<ChannelTimings>,
 ): Services {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
   const counters: CounterStore = redis ? new RedisCounterStore(redis) : new MemoryCounterStore();
@@ -117,6 +117,7 @@ export function buildServices(
     households: householdRepo,
     cache,
     events,
+    counters,
     config,
   });
   registerUsageMessages(channel, { usage: new UsageRepository(db.kysely) });

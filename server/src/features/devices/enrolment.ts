@@ -1,10 +1,16 @@
-import { CLOSE_CODES, type HelloMessage } from '@hearth/protocol';
+import {
+  CLOSE_CODES,
+  ENROLMENT_HELLOS_PER_MINUTE,
+  type HelloMessage,
+  MAX_PENDING_DEVICES,
+} from '@hearth/protocol';
 import type { AgentChannel } from '../../agent-channel/channel.js';
 import type { Decision, Handshake, HandshakeSocket } from '../../agent-channel/types.js';
 import type { Config } from '../../config.js';
 import { nowIso } from '../../platform/clock.js';
 import { randomHex, safeEqual, sha256Hex } from '../../platform/crypto.js';
 import type { EventPublisher } from '../../platform/events.js';
+import type { CounterStore } from '../../platform/rate-limit.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { HouseholdRepository } from '../household/repository.js';
 import type { DeviceRepository, DeviceRow } from './repository.js';
@@ -17,6 +23,8 @@ export interface EnrolmentDeps {
   households: HouseholdRepository;
   cache: ReadCache;
   events: EventPublisher;
+  /** Counts enrolment hellos per household and per address. */
+  counters: CounterStore;
   config: Pick<Config, 'agentToken'>;
 }
 
@@ -31,6 +39,16 @@ export class Enrolment implements Handshake {
 
   async hello(socket: HandshakeSocket, hello: HelloMessage): Promise<void> {
     const { devices, events } = this.deps;
+    // Every enrolment attempt counts against its address before anything is looked up, wrong tokens too.
+    if (!hello.secure_token) {
+      const wait = await this.overLimit(`address:${socket.address}`, ENROLMENT_HELLOS_PER_MINUTE.address);
+      if (wait !== null)
+        return this.tooMany(
+          socket,
+          'rate_limited',
+          `too many enrolment hellos from this address; retry in ${wait} s`,
+        );
+    }
     const device = await devices.bySystemId(hello.system_id);
     const at = nowIso();
     const reported = {
@@ -78,6 +96,13 @@ export class Enrolment implements Handshake {
       socket.send({ type: 'auth_result', success: false, error: 'invalid_enrollment_token' });
       return socket.close(CLOSE_CODES.authFailed, 'no valid enrollment token');
     }
+    const wait = await this.overLimit(`household:${householdId}`, ENROLMENT_HELLOS_PER_MINUTE.household);
+    if (wait !== null)
+      return this.tooMany(
+        socket,
+        'rate_limited',
+        `too many enrolment hellos for this household; retry in ${wait} s`,
+      );
     if (device && device.household_id !== householdId) {
       socket.send({ type: 'pairing_status', status: 'rejected' });
       return socket.close(CLOSE_CODES.deviceRejected, 'this device belongs to another household');
@@ -86,13 +111,28 @@ export class Enrolment implements Handshake {
       socket.send({ type: 'pairing_status', status: 'rejected' });
       return socket.close(CLOSE_CODES.deviceRejected, 'device rejected');
     }
-    if (device?.status === 'approved' && !device.secure_token_hash) {
+    if (device?.status === 'approved') {
+      if (device.secure_token_hash) {
+        // A paired device proves itself with its secure token. The household's token cannot take it
+        // over: it is enrolled again only after a parent unenrols it.
+        socket.send({ type: 'auth_result', success: false, error: 'device_already_paired' });
+        return socket.close(
+          CLOSE_CODES.authFailed,
+          'device already paired: use its secure token, or a parent unenrols it first',
+        );
+      }
       // Approved while it was away: the token is made now, on the instance that holds the socket.
       await devices.update(device.system_id, { ...reported, connected_instance: socket.instanceId });
       await this.forgetChanged(device, reported);
       socket.bind(device.system_id, householdId, hello, 'pending');
       return this.issueToken(socket);
     }
+    if (device?.status !== 'pending' && (await devices.countPending(householdId)) >= MAX_PENDING_DEVICES)
+      return this.tooMany(
+        socket,
+        'too_many_pending',
+        `${MAX_PENDING_DEVICES} devices are already waiting for a parent in this household`,
+      );
     if (!device) {
       await devices.insert({
         system_id: hello.system_id,
@@ -110,7 +150,7 @@ export class Enrolment implements Handshake {
         connected_instance: socket.instanceId,
       });
     } else {
-      // Re-enrollment (after unenroll, or a device that lost its token) asks a parent again.
+      // Re-enrollment (a pending device saying hello again, or one a parent unenrolled) asks a parent again.
       const changes = {
         ...reported,
         platform: hello.platform,
@@ -129,6 +169,18 @@ export class Enrolment implements Handshake {
       hostname: hello.hostname,
       platform: hello.platform,
     });
+  }
+
+  /** Seconds until the window ends when `key` went over `max` enrolment hellos this minute, else null. */
+  private async overLimit(key: string, max: number): Promise<number | null> {
+    const window = await this.deps.counters.hit(`enrol:${key}`, 60_000);
+    return window.count > max ? Math.max(1, Math.ceil((window.resetAt - Date.now()) / 1000)) : null;
+  }
+
+  /** Refuses a hello over a budget; the agent may try again later (close 4429). */
+  private tooMany(socket: HandshakeSocket, error: string, reason: string): void {
+    socket.send({ type: 'auth_result', success: false, error });
+    socket.close(CLOSE_CODES.tooMany, reason);
   }
 
   /** Runs on the instance holding the device's socket, after the bus carried the decision here. */
