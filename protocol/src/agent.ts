@@ -22,10 +22,13 @@ export const CLOSE_CODES = {
 
 /**
  * Per-socket frame budget (docs/protocol.md, "Budgets"): a token bucket of FRAME_BURST frames refilled
- * at FRAME_RATE_PER_SECOND. A socket that runs it dry is closed with `tooMany`.
+ * at FRAME_RATE_PER_SECOND, and one of bytes. A socket that runs either dry is closed with `tooMany`.
  */
 export const FRAME_BURST = 2000;
 export const FRAME_RATE_PER_SECOND = 200;
+/** The same for bytes: a burst of 32 MiB, refilled at 2 MiB a second. */
+export const FRAME_BYTES_BURST = 32 * 1024 * 1024;
+export const FRAME_BYTES_PER_SECOND = 2 * 1024 * 1024;
 /** Frames the channel refuses (unknown type, failed schema, …) a socket may send in a minute before it is closed 4400. */
 export const MAX_REFUSED_FRAMES_PER_MINUTE = 30;
 /** Enrolment hellos (with `enrollment_token`) a minute, per household and per client address. */
@@ -109,7 +112,7 @@ export const AlertEventMessage = Type.Object({
 export type AlertEventMessage = Static<typeof AlertEventMessage>;
 
 /** Alerts one device may raise in a minute; the rest of that minute's are dropped (one `alerts_dropped` says so). */
-export const MAX_ALERTS_PER_MINUTE = 10;
+export const MAX_ALERTS_PER_MINUTE = 60;
 /** Largest `alert_event` `detail`, as UTF-8 JSON. */
 export const MAX_ALERT_DETAIL_BYTES = 8 * 1024;
 /** Alert kinds the server raises itself; an `alert_event` may not use them. */

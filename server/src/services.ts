@@ -106,7 +106,7 @@ export function buildServices(
     events,
     cache,
   );
-  const alerts = new AlertService(new AlertRepository(db.kysely), userRepo, access, events);
+  const alerts = new AlertService(new AlertRepository(db.kysely), userRepo, access, events, counters);
   const auth = new AuthService(new SessionRepository(db), householdRepo, counters, cache);
   const eventHub = new EventHub(bus, log, (sessionId) => auth.sessionExists(sessionId));
   const approvals = new ApprovalService(approvalRepo, access, events, cache);

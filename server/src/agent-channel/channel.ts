@@ -1,6 +1,8 @@
 import {
   CLOSE_CODES,
   FRAME_BURST,
+  FRAME_BYTES_BURST,
+  FRAME_BYTES_PER_SECOND,
   FRAME_RATE_PER_SECOND,
   HelloMessage,
   MAX_REFUSED_FRAMES_PER_MINUTE,
@@ -43,18 +45,23 @@ const validateHello = compileStrict<HelloMessage>(HelloMessage);
 
 /** Reading a socket pauses while this many frames (or bytes) wait to be handled, and resumes when none do. */
 const BACKLOG_FRAMES = 64;
-const BACKLOG_BYTES = 4 * 1024 * 1024;
+const MiB = 1024 * 1024;
+const BACKLOG_BYTES = 4 * MiB;
 
-/** Takes one frame from the socket's budget; false when the bucket is empty. */
-function takeFrame(conn: Connection, now: number): boolean {
-  const refill = ((now - conn.refilledAt) * FRAME_RATE_PER_SECOND) / 1000;
-  if (refill > 0) {
-    conn.tokens = Math.min(FRAME_BURST, conn.tokens + refill);
+/** Takes one frame of `bytes` from the socket's budget; false when either bucket runs dry. */
+function takeFrame(conn: Connection, now: number, bytes: number): boolean {
+  const elapsed = now - conn.refilledAt;
+  if (elapsed > 0) {
+    conn.tokens = Math.min(FRAME_BURST, conn.tokens + (elapsed * FRAME_RATE_PER_SECOND) / 1000);
+    conn.byteTokens = Math.min(
+      FRAME_BYTES_BURST,
+      conn.byteTokens + (elapsed * FRAME_BYTES_PER_SECOND) / 1000,
+    );
     conn.refilledAt = now;
   }
-  if (conn.tokens < 1) return false;
   conn.tokens -= 1;
-  return true;
+  conn.byteTokens -= bytes;
+  return conn.tokens >= 0 && conn.byteTokens >= 0;
 }
 
 /**
@@ -151,14 +158,14 @@ export class AgentChannel {
       if (conn.state === 'closing') return;
       const now = Date.now();
       conn.lastSeen = now;
-      if (!takeFrame(conn, now))
+      const bytes = (data as Buffer).length;
+      if (!takeFrame(conn, now, bytes))
         return closeSocket(
           conn,
           CLOSE_CODES.tooMany,
-          `too many frames: at most ${FRAME_BURST} at once and ${FRAME_RATE_PER_SECOND} a second`,
+          `too many frames: at most ${FRAME_BURST} (${FRAME_BYTES_BURST / MiB} MiB) at once, ${FRAME_RATE_PER_SECOND} (${FRAME_BYTES_PER_SECOND / MiB} MiB) a second`,
         );
       if (isBinary) return closeSocket(conn, CLOSE_CODES.badMessage, 'binary frames are not accepted');
-      const bytes = (data as Buffer).length;
       conn.backlog += 1;
       conn.backlogBytes += bytes;
       if (conn.backlog > BACKLOG_FRAMES || conn.backlogBytes > BACKLOG_BYTES) ws.pause();

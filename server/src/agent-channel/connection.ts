@@ -1,4 +1,4 @@
-import { FRAME_BURST } from '@hearth/protocol';
+import { FRAME_BURST, FRAME_BYTES_BURST } from '@hearth/protocol';
 import type { WebSocket } from 'ws';
 import type { CommandResult, SocketState } from './types.js';
 
@@ -19,8 +19,9 @@ export interface Connection {
   waiting: Map<string, (result: CommandResult) => void> | null;
   /** The frames being handled, one after another. */
   chain: Promise<void>;
-  /** Frame budget: tokens left in the bucket, and when it was last refilled. */
+  /** Frame budget: frames and bytes left in the buckets, and when they were last refilled. */
   tokens: number;
+  byteTokens: number;
   refilledAt: number;
   /** Frames the channel refused in the minute that started at `refusedSince`. */
   refused: number;
@@ -46,6 +47,7 @@ export function newConnection(ws: WebSocket, address: string): Connection {
     waiting: null,
     chain: Promise.resolve(),
     tokens: FRAME_BURST,
+    byteTokens: FRAME_BYTES_BURST,
     refilledAt: now,
     refused: 0,
     refusedSince: now,
