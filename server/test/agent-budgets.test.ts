@@ -74,7 +74,17 @@ describeWithServer('agent channel budgets', { household: 'Budget home' }, (suite
     a.send({ type: 'alert_event', event_type: 'clock_tamper', detail: { blob: 'y'.repeat(900_000) } });
     const error = await refused;
     assert.equal(error.code, 'invalid_message');
-    assert.match(String(error.message), /detail/);
+    assert.match(String(error.message), /detail is \d+ bytes; at most 8192/);
+    // A detail nested 100,000 deep is refused the same way (not an internal error).
+    const deep = a.waitFor('error');
+    const depth = 100_000;
+    (a.socket as WebSocket).send(
+      `{"type":"alert_event","event_type":"clock_tamper","detail":${'{"a":'.repeat(depth)}1${'}'.repeat(depth + 1)}`,
+    );
+    assert.deepEqual(
+      [(await deep).code, (await deep).message],
+      ['invalid_message', 'alert_event: detail is too deeply nested; at most 8192 bytes of JSON.'],
+    );
     // Just under the cap is kept whole.
     const fits = 'z'.repeat(MAX_ALERT_DETAIL_BYTES - 20);
     a.send({ type: 'alert_event', event_type: 'clock_tamper', detail: { blob: fits } });

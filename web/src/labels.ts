@@ -124,6 +124,7 @@ const ALERT_KIND_LABELS: Record<string, string> = {
 
 const ALERT_KIND_DESCRIPTIONS: Record<string, string> = {
   clock_tamper: 'The device clock was changed or does not match the real time',
+  alerts_dropped: 'The device raised too many alerts in a minute; the rest of that minute were not kept',
 };
 
 /** One line on what happened, for alerts other than access requests. */
