@@ -105,6 +105,19 @@ describeWithServer('enrolment', { household: 'Enrolment home' }, (ctx) => {
     assert.deepEqual(await fits.connect(), { type: 'pairing_status', status: 'pending' });
   });
 
+  test('the waiting-device cap holds when many new devices say hello at once', async () => {
+    const owner = await createHousehold(ctx.server, 'Rush');
+    const room = 5;
+    for (let i = 0; i < MAX_PENDING_DEVICES - room; i++)
+      await createDevice(ctx.server, owner.householdId, { status: 'pending', secure_token_hash: null });
+    const token = await enrollmentToken(owner);
+    const rush = Array.from({ length: 45 }, () => agent({ enrollmentToken: token }));
+    const answers = await Promise.all(rush.map((a) => a.connect()));
+    assert.equal(answers.filter((f) => f.type === 'pairing_status').length, room);
+    assert.equal(answers.filter((f) => f.error === 'too_many_pending').length, rush.length - room);
+    assert.equal((await owner.client.get('/api/devices/pending')).body.items.length, MAX_PENDING_DEVICES);
+  });
+
   test(`enrolment hellos are limited to ${ENROLMENT_HELLOS_PER_MINUTE.household} a minute per household`, async () => {
     const owner = await createHousehold(ctx.server, 'Busy');
     const token = await enrollmentToken(owner);

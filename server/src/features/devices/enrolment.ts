@@ -35,6 +35,9 @@ export interface EnrolmentDeps {
  * instance holding the socket, so it never crosses the bus.
  */
 export class Enrolment implements Handshake {
+  /** Per household, the enrolment work under way on this instance (see `oneAtATime`). */
+  private readonly enrolling = new Map<string, Promise<void>>();
+
   constructor(private readonly deps: EnrolmentDeps) {}
 
   async hello(socket: HandshakeSocket, hello: HelloMessage): Promise<void> {
@@ -127,12 +130,39 @@ export class Enrolment implements Handshake {
       socket.bind(device.system_id, householdId, hello, 'pending');
       return this.issueToken(socket);
     }
-    if (device?.status !== 'pending' && (await devices.countPending(householdId)) >= MAX_PENDING_DEVICES)
+    // Counting the waiting devices and adding one is done one hello at a time per household, so a
+    // rush of hellos cannot all see room for themselves.
+    const opened = await this.oneAtATime(householdId, async () => {
+      if (device?.status !== 'pending' && (await devices.countPending(householdId)) >= MAX_PENDING_DEVICES)
+        return false;
+      await this.openPending(socket, hello, householdId, device, reported, at);
+      return true;
+    });
+    if (!opened)
       return this.tooMany(
         socket,
         'too_many_pending',
         `${MAX_PENDING_DEVICES} devices are already waiting for a parent in this household`,
       );
+    socket.bind(hello.system_id, householdId, hello, 'pending');
+    socket.send({ type: 'pairing_status', status: 'pending' });
+    events.publish(householdId, 'device_pending', {
+      system_id: hello.system_id,
+      hostname: hello.hostname,
+      platform: hello.platform,
+    });
+  }
+
+  /** Creates the device as pending, or re-opens a known one (pending, or unenrolled by a parent). */
+  private async openPending(
+    socket: HandshakeSocket,
+    hello: HelloMessage,
+    householdId: string,
+    device: DeviceRow | undefined,
+    reported: Partial<DeviceRow>,
+    at: string,
+  ): Promise<void> {
+    const { devices } = this.deps;
     if (!device) {
       await devices.insert({
         system_id: hello.system_id,
@@ -162,13 +192,22 @@ export class Enrolment implements Handshake {
       await devices.update(device.system_id, changes);
       await this.forgetChanged(device, changes);
     }
-    socket.bind(hello.system_id, householdId, hello, 'pending');
-    socket.send({ type: 'pairing_status', status: 'pending' });
-    events.publish(householdId, 'device_pending', {
-      system_id: hello.system_id,
-      hostname: hello.hostname,
-      platform: hello.platform,
-    });
+  }
+
+  /** Runs `work` after the household's earlier enrolment work on this instance has finished. */
+  private async oneAtATime<T>(householdId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.enrolling.get(householdId) ?? Promise.resolve();
+    const run = previous.then(work);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.enrolling.set(householdId, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.enrolling.get(householdId) === settled) this.enrolling.delete(householdId);
+    }
   }
 
   /** Seconds until the window ends when `key` went over `max` enrolment hellos this minute, else null. */
