@@ -118,6 +118,39 @@ describeWithServer('enrolment', { household: 'Enrolment home' }, (ctx) => {
     assert.equal((await owner.client.get('/api/devices/pending')).body.items.length, MAX_PENDING_DEVICES);
   });
 
+  test('two hellos for the same new device at once: one device, no internal error', async () => {
+    const owner = await createHousehold(ctx.server, 'Twins');
+    const token = await enrollmentToken(owner);
+    const systemId = crypto.randomUUID();
+    const twins = [0, 1, 2, 3].map(() => agent({ systemId, enrollmentToken: token }));
+    // Each gets an answer (a socket left without one fails here rather than hanging).
+    const answers = await Promise.all(
+      twins.map((a) =>
+        Promise.race([
+          a.connect(),
+          a.waitFor('error', 10_000).then((f) => ({ type: 'unanswered', error: f }) as Frame),
+        ]),
+      ),
+    );
+    // Pending, or (when another hello created the device meanwhile) asked to try again, close 1013.
+    for (const [i, answer] of answers.entries()) {
+      if (answer.type === 'pairing_status') continue;
+      assert.deepEqual(answer, { type: 'auth_result', success: false, error: 'try_again' });
+      assert.equal((await twins[i]?.waitForClose())?.code, 1013);
+    }
+    assert.ok(answers.some((a) => a.type === 'pairing_status'));
+    assert.equal(
+      twins.some((a) => a.frames.some((f) => f.type === 'error')),
+      false,
+      'no error frame',
+    );
+    const pending = (await owner.client.get('/api/devices/pending')).body.items;
+    assert.deepEqual(
+      pending.map((d: { system_id: string }) => d.system_id),
+      [systemId],
+    );
+  });
+
   test(`enrolment hellos are limited to ${ENROLMENT_HELLOS_PER_MINUTE.household} a minute per household`, async () => {
     const owner = await createHousehold(ctx.server, 'Busy');
     const token = await enrollmentToken(owner);

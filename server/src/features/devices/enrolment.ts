@@ -132,18 +132,24 @@ export class Enrolment implements Handshake {
     }
     // Counting the waiting devices and adding one is done one hello at a time per household, so a
     // rush of hellos cannot all see room for themselves.
-    const opened = await this.oneAtATime(householdId, async () => {
+    const outcome = await this.oneAtATime(householdId, async () => {
       if (device?.status !== 'pending' && (await devices.countPending(householdId)) >= MAX_PENDING_DEVICES)
-        return false;
-      await this.openPending(socket, hello, householdId, device, reported, at);
-      return true;
+        return 'full';
+      return (await this.openPending(socket, hello, householdId, device, reported, at))
+        ? 'opened'
+        : 'changed';
     });
-    if (!opened)
+    if (outcome === 'full')
       return this.tooMany(
         socket,
         'too_many_pending',
         `${MAX_PENDING_DEVICES} devices are already waiting for a parent in this household`,
       );
+    if (outcome === 'changed') {
+      // Another hello or a parent's decision changed the device since it was read: the agent asks again.
+      socket.send({ type: 'auth_result', success: false, error: 'try_again' });
+      return socket.close(1013, 'the device changed while it enrolled; try again');
+    }
     socket.bind(hello.system_id, householdId, hello, 'pending');
     socket.send({ type: 'pairing_status', status: 'pending' });
     events.publish(householdId, 'device_pending', {
@@ -153,7 +159,11 @@ export class Enrolment implements Handshake {
     });
   }
 
-  /** Creates the device as pending, or re-opens a known one (pending, or unenrolled by a parent). */
+  /**
+   * Creates the device as pending, or re-opens a known one (pending, or unenrolled by a parent).
+   * False when the device changed since it was read (created by another hello, decided by a parent),
+   * so nothing was written.
+   */
   private async openPending(
     socket: HandshakeSocket,
     hello: HelloMessage,
@@ -161,37 +171,43 @@ export class Enrolment implements Handshake {
     device: DeviceRow | undefined,
     reported: Partial<DeviceRow>,
     at: string,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const { devices } = this.deps;
     if (!device) {
-      await devices.insert({
-        system_id: hello.system_id,
-        household_id: householdId,
-        hostname: hello.hostname,
-        display_name: null,
-        platform: hello.platform,
-        status: 'pending',
-        agent_version: hello.agent_version,
-        linux_users: JSON.stringify(hello.linux_users),
-        secure_token_hash: null,
-        last_seen_at: at,
-        created_at: at,
-        updated_at: at,
-        connected_instance: socket.instanceId,
-      });
-    } else {
-      // Re-enrollment (a pending device saying hello again, or one a parent unenrolled) asks a parent again.
-      const changes = {
-        ...reported,
-        platform: hello.platform,
-        status: 'pending' as const,
-        secure_token_hash: null,
-        decided_at: null,
-        connected_instance: socket.instanceId,
-      };
-      await devices.update(device.system_id, changes);
-      await this.forgetChanged(device, changes);
+      try {
+        await devices.insert({
+          system_id: hello.system_id,
+          household_id: householdId,
+          hostname: hello.hostname,
+          display_name: null,
+          platform: hello.platform,
+          status: 'pending',
+          agent_version: hello.agent_version,
+          linux_users: JSON.stringify(hello.linux_users),
+          secure_token_hash: null,
+          last_seen_at: at,
+          created_at: at,
+          updated_at: at,
+          connected_instance: socket.instanceId,
+        });
+      } catch (err) {
+        if (await devices.bySystemId(hello.system_id)) return false;
+        throw err;
+      }
+      return true;
     }
+    // Re-enrollment (a pending device saying hello again, or one a parent unenrolled) asks a parent again.
+    const changes = {
+      ...reported,
+      platform: hello.platform,
+      status: 'pending' as const,
+      secure_token_hash: null,
+      decided_at: null,
+      connected_instance: socket.instanceId,
+    };
+    if (!(await devices.transition(device.system_id, [device.status], changes))) return false;
+    await this.forgetChanged(device, changes);
+    return true;
   }
 
   /** Runs `work` after the household's earlier enrolment work on this instance has finished. */
