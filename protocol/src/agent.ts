@@ -16,7 +16,25 @@ export const CLOSE_CODES = {
   authFailed: 4401,
   deviceRejected: 4403,
   helloTimeout: 4408,
+  /** Over a budget: frames too fast, enrolment hellos too often, or too many devices waiting. Retry later. */
+  tooMany: 4429,
 } as const;
+
+/**
+ * Per-socket frame budget (docs/protocol.md, "Budgets"): a token bucket of FRAME_BURST frames refilled
+ * at FRAME_RATE_PER_SECOND, and one of bytes. A socket that runs either dry is closed with `tooMany`.
+ */
+export const FRAME_BURST = 2000;
+export const FRAME_RATE_PER_SECOND = 200;
+/** The same for bytes: a burst of 32 MiB, refilled at 2 MiB a second. */
+export const FRAME_BYTES_BURST = 32 * 1024 * 1024;
+export const FRAME_BYTES_PER_SECOND = 2 * 1024 * 1024;
+/** Frames the channel refuses (unknown type, failed schema, …) a socket may send in a minute before it is closed 4400. */
+export const MAX_REFUSED_FRAMES_PER_MINUTE = 30;
+/** Enrolment hellos (with `enrollment_token`) a minute, per household and per client address. */
+export const ENROLMENT_HELLOS_PER_MINUTE = { household: 60, address: 120 } as const;
+/** Devices a household may have waiting for a parent's decision. */
+export const MAX_PENDING_DEVICES = 50;
 
 export const COMMANDS = [
   'show_overlay',
@@ -95,10 +113,19 @@ export const AlertEventMessage = Type.Object({
 });
 export type AlertEventMessage = Static<typeof AlertEventMessage>;
 
+/** Alerts one device may raise in a minute; the rest of that minute's are dropped (one `alerts_dropped` says so). */
+export const MAX_ALERTS_PER_MINUTE = 60;
+/** Largest `alert_event` `detail`, as UTF-8 JSON. */
+export const MAX_ALERT_DETAIL_BYTES = 8 * 1024;
+/** Alert kinds the server raises itself; an `alert_event` may not use them. */
+export const RESERVED_ALERT_KINDS = ['access_requested', 'alerts_dropped'] as const;
+
 export const MAX_APPS_PER_CHUNK = 1000;
 export const MAX_CHUNKS_PER_REPORT = 100;
 export const MAX_ICON_BYTES = 32 * 1024;
 export const REPORT_ABANDON_MS = 10 * 60_000;
+/** Bytes of unfinished installed-apps reports the server holds for one device (apps' text, 64 bytes an app more). */
+export const MAX_PENDING_REPORT_BYTES = 8 * 1024 * 1024;
 
 const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$' });
 

@@ -15,7 +15,7 @@ export type OverlayContext = (typeof OVERLAY_CONTEXTS)[number];
  * Alert kinds Hearth itself raises: a child's access request (its own route) and the agents'
  * `alert_event` types. An agent may report other `event_type`s; they are stored and listed as they come.
  */
-export const ALERT_KINDS = ['access_requested', 'clock_tamper'] as const;
+export const ALERT_KINDS = ['access_requested', 'clock_tamper', 'alerts_dropped'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 export const AGE_TIERS = ['under8', 'eight12', 'teen'] as const;

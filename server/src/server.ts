@@ -20,7 +20,7 @@ export interface RunningServer {
 /** Opens storage, migrates, builds the app and listens; `close` undoes all of it in order. */
 export async function startServer(
   config: Config,
-  options: { worker?: boolean; log?: FastifyBaseLogger; timings?: ChannelTimings } = {},
+  options: { worker?: boolean; log?: FastifyBaseLogger; timings?: Partial<ChannelTimings> } = {},
 ): Promise<RunningServer> {
   const log = options.log ?? (pino({ level: config.logLevel }) as FastifyBaseLogger);
   const db = openDatabase(config);

@@ -82,7 +82,7 @@ export function buildServices(
   config: Config,
   db: Db,
   log: FastifyBaseLogger,
-  timings?: ChannelTimings,
+  timings?: Partial<ChannelTimings>,
 ): Services {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : null;
   const counters: CounterStore = redis ? new RedisCounterStore(redis) : new MemoryCounterStore();
@@ -115,7 +115,7 @@ export function buildServices(
     events,
     cache,
   );
-  const alerts = new AlertService(new AlertRepository(db.kysely), userRepo, access, events);
+  const alerts = new AlertService(new AlertRepository(db.kysely), userRepo, access, events, counters);
   const auth = new AuthService(new SessionRepository(db), householdRepo, counters, cache);
   const eventHub = new EventHub(bus, log, (sessionId) => auth.sessionExists(sessionId));
   const approvals = new ApprovalService(approvalRepo, access, events, cache);
@@ -126,6 +126,7 @@ export function buildServices(
     households: householdRepo,
     cache,
     events,
+    counters,
     config,
   });
   registerUsageMessages(channel, { usage: new UsageRepository(db.kysely) });

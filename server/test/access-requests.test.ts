@@ -207,7 +207,7 @@ describeWithServer(
       const memberOfNone = await addParent(ctx.server, ctx.home, 'member', []);
       // Before any such alert, Hearth's own kinds are offered all the same.
       assert.deepEqual((await memberOfNone.get('/api/alerts/kinds')).body, {
-        kinds: ['access_requested', 'clock_tamper'],
+        kinds: ['access_requested', 'clock_tamper', 'alerts_dropped'],
       });
       agent.send({ type: 'alert_event', event_type: 'usb_inserted', linux_username: 'ann', detail: {} });
       agent.send({ type: 'alert_event', event_type: 'battery_low', detail: {} });
@@ -216,7 +216,7 @@ describeWithServer(
         kinds = (await ctx.home.client.get('/api/alerts/kinds')).body.kinds;
         await new Promise((r) => setImmediate(r));
       }
-      assert.deepEqual(kinds.slice(0, 2), ['access_requested', 'clock_tamper']);
+      assert.deepEqual(kinds.slice(0, 3), ['access_requested', 'clock_tamper', 'alerts_dropped']);
       assert.deepEqual(
         kinds.filter((k) => k === 'usb_inserted' || k === 'battery_low'),
         ['battery_low', 'usb_inserted'],
@@ -226,6 +226,7 @@ describeWithServer(
       assert.deepEqual((await memberOfNone.get('/api/alerts/kinds')).body.kinds, [
         'access_requested',
         'clock_tamper',
+        'alerts_dropped',
       ]);
       const viewer = await addParent(ctx.server, ctx.home, 'member', [
         { managed_user_id: childId, can_view: true, can_manage_policies: false },

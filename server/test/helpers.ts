@@ -77,7 +77,7 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(
   db: TestDatabase = { name: 'sqlite' },
   env: Record<string, string> = {},
-  options: { keep?: boolean; timings?: ChannelTimings; log?: pino.Logger } = {},
+  options: { keep?: boolean; timings?: Partial<ChannelTimings>; log?: pino.Logger } = {},
 ): Promise<TestServer> {
   const dataDir = env.HEARTH_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'hearth-test-'));
   const pgDb =

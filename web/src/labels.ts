@@ -154,6 +154,11 @@ const ALERT_KIND_TEXT: Record<AlertKind, { label: string; filter: string; descri
     filter: 'Clock changes',
     description: 'The device clock was changed or does not match the real time',
   },
+  alerts_dropped: {
+    label: 'Alerts held back',
+    filter: 'Alerts held back',
+    description: 'The device raised too many alerts in a minute; the rest of that minute were not kept',
+  },
 };
 
 const knownKind = (kind: string): kind is AlertKind => (ALERT_KINDS as readonly string[]).includes(kind);

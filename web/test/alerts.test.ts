@@ -198,7 +198,7 @@ describe('the Alerts page', { skip }, () => {
     const kind = page.getByRole('combobox', { name: 'Kind' });
     await kind.click();
     const listbox = page.getByRole('listbox');
-    for (const name of ['All kinds', 'Access requests', 'Clock changes', 'Usb inserted'])
+    for (const name of ['All kinds', 'Access requests', 'Clock changes', 'Alerts held back', 'Usb inserted'])
       await listbox.getByRole('option', { name, exact: true }).waitFor();
     await page.keyboard.press('Escape');
 

@@ -1,4 +1,13 @@
-import { CLOSE_CODES, HelloMessage, WS_SILENCE_LIMIT_MS } from '@hearth/protocol';
+import {
+  CLOSE_CODES,
+  FRAME_BURST,
+  FRAME_BYTES_BURST,
+  FRAME_BYTES_PER_SECOND,
+  FRAME_RATE_PER_SECOND,
+  HelloMessage,
+  MAX_REFUSED_FRAMES_PER_MINUTE,
+  WS_SILENCE_LIMIT_MS,
+} from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { WebSocket } from 'ws';
@@ -16,7 +25,7 @@ import {
   sendFrame,
 } from './connection.js';
 import { deliverQueued, flushQueue } from './delivery.js';
-import { type Frame, MessageRegistry, parseFrame } from './dispatch.js';
+import { type Frame, MessageRegistry, parseFrame, REFUSED } from './dispatch.js';
 import { Liveness } from './liveness.js';
 import { PresenceRepository } from './presence-repository.js';
 import type { CommandQueue } from './queue.js';
@@ -33,6 +42,27 @@ import {
 } from './types.js';
 
 const validateHello = compileStrict<HelloMessage>(HelloMessage);
+
+/** Reading a socket pauses while this many frames (or bytes) wait to be handled, and resumes when none do. */
+const BACKLOG_FRAMES = 64;
+const MiB = 1024 * 1024;
+const BACKLOG_BYTES = 4 * MiB;
+
+/** Takes one frame of `bytes` from the socket's budget; false when either bucket runs dry. */
+function takeFrame(conn: Connection, now: number, bytes: number): boolean {
+  const elapsed = now - conn.refilledAt;
+  if (elapsed > 0) {
+    conn.tokens = Math.min(FRAME_BURST, conn.tokens + (elapsed * FRAME_RATE_PER_SECOND) / 1000);
+    conn.byteTokens = Math.min(
+      FRAME_BYTES_BURST,
+      conn.byteTokens + (elapsed * FRAME_BYTES_PER_SECOND) / 1000,
+    );
+    conn.refilledAt = now;
+  }
+  conn.tokens -= 1;
+  conn.byteTokens -= bytes;
+  return conn.tokens >= 0 && conn.byteTokens >= 0;
+}
 
 /**
  * The agent channel (docs/protocol.md): this instance's agent sockets, their liveness, frame
@@ -52,17 +82,20 @@ export class AgentChannel {
   private sweeper: NodeJS.Timeout | null = null;
   private unsubscribe: (() => Promise<void>) | null = null;
   private closed = false;
+  /** The channel's clock; features read the parts that are theirs (the report abandon time). */
+  readonly timings: ChannelTimings;
 
   constructor(
     db: Kysely<Database>,
     private readonly bus: Bus,
     private readonly queue: CommandQueue,
     private readonly log: FastifyBaseLogger,
-    private readonly timings: ChannelTimings = DEFAULT_TIMINGS,
+    timings: Partial<ChannelTimings> = {},
   ) {
+    this.timings = { ...DEFAULT_TIMINGS, ...timings };
     this.presence = new PresenceRepository(db);
     this.remote = new RemoteCommands(bus, this.instanceId);
-    this.liveness = new Liveness(timings, this.presence, log);
+    this.liveness = new Liveness(this.timings, this.presence, log);
   }
 
   async start(): Promise<void> {
@@ -117,12 +150,25 @@ export class AgentChannel {
     return this.connections.size + this.unidentified.size;
   }
 
-  accept(ws: WebSocket): void {
-    const conn = newConnection(ws);
+  accept(ws: WebSocket, address: string): void {
+    const conn = newConnection(ws, address);
     this.unidentified.add(conn);
     ws.on('message', (data, isBinary) => {
-      conn.lastSeen = Date.now();
+      // What follows a close (the rest of a flood) costs nothing more.
+      if (conn.state === 'closing') return;
+      const now = Date.now();
+      conn.lastSeen = now;
+      const bytes = (data as Buffer).length;
+      if (!takeFrame(conn, now, bytes))
+        return closeSocket(
+          conn,
+          CLOSE_CODES.tooMany,
+          `too many frames: at most ${FRAME_BURST} (${FRAME_BYTES_BURST / MiB} MiB) at once, ${FRAME_RATE_PER_SECOND} (${FRAME_BYTES_PER_SECOND / MiB} MiB) a second`,
+        );
       if (isBinary) return closeSocket(conn, CLOSE_CODES.badMessage, 'binary frames are not accepted');
+      conn.backlog += 1;
+      conn.backlogBytes += bytes;
+      if (conn.backlog > BACKLOG_FRAMES || conn.backlogBytes > BACKLOG_BYTES) ws.pause();
       const text = data.toString();
       // One agent's frames are handled in the order they came (a usage total, then the next one).
       conn.chain = conn.chain
@@ -130,6 +176,11 @@ export class AgentChannel {
         .catch((err) => {
           this.log.error({ err, system_id: conn.systemId }, 'agent message failed');
           sendError(conn, 'internal_error', 'The server could not handle that message.');
+        })
+        .then(() => {
+          conn.backlog -= 1;
+          conn.backlogBytes -= bytes;
+          if (conn.backlog === 0 && ws.isPaused) ws.resume();
         });
     });
     ws.on('pong', () => {
@@ -149,15 +200,40 @@ export class AgentChannel {
       return this.onHello(conn, frame);
     }
     if (frame.type === 'hello')
-      return sendError(conn, 'duplicate_hello', 'hello was already received on this socket.');
+      return this.refuse(conn, 'duplicate_hello', 'hello was already received on this socket.');
     // Answers are taken from any socket that was asked something (an unenrolled agent answers its unenroll).
-    if (frame.type === 'command_response') return takeResponse(conn, frame);
+    if (frame.type === 'command_response') {
+      if (takeResponse(conn, frame) === REFUSED) this.countRefusal(conn);
+      return;
+    }
     if (conn.state !== 'authenticated') {
-      return sendError(conn, 'not_paired', 'This device is waiting for a parent to approve it.');
+      return this.refuse(conn, 'not_paired', 'This device is waiting for a parent to approve it.');
     }
     const handler = this.messages.get(frame.type);
-    if (!handler) return sendError(conn, 'unknown_type', `Unknown message type "${frame.type}".`);
-    await handler(this.deviceOf(conn), frame);
+    if (!handler) return this.refuse(conn, 'unknown_type', `Unknown message type "${frame.type}".`);
+    if ((await handler(this.deviceOf(conn), frame)) === REFUSED) this.countRefusal(conn);
+  }
+
+  /** Answers a frame the channel will not take, and counts it against the socket. */
+  private refuse(conn: Connection, code: string, message: string): void {
+    sendError(conn, code, message);
+    this.countRefusal(conn);
+  }
+
+  /** A socket that keeps sending what is refused is closed 4400 (docs/protocol.md, "Budgets"). */
+  private countRefusal(conn: Connection): void {
+    const now = Date.now();
+    if (now - conn.refusedSince >= 60_000) {
+      conn.refused = 0;
+      conn.refusedSince = now;
+    }
+    conn.refused += 1;
+    if (conn.refused > MAX_REFUSED_FRAMES_PER_MINUTE)
+      closeSocket(
+        conn,
+        CLOSE_CODES.badMessage,
+        `too many refused frames: more than ${MAX_REFUSED_FRAMES_PER_MINUTE} in a minute`,
+      );
   }
 
   private deviceOf(conn: Connection): AuthenticatedDevice {
@@ -186,6 +262,7 @@ export class AgentChannel {
   private socketOf(conn: Connection): HandshakeSocket {
     return {
       instanceId: this.instanceId,
+      address: conn.address,
       get state() {
         return conn.state;
       },

@@ -1,9 +1,12 @@
+import { FRAME_BURST, FRAME_BYTES_BURST } from '@hearth/protocol';
 import type { WebSocket } from 'ws';
 import type { CommandResult, SocketState } from './types.js';
 
 /** One agent socket. Kept small: the server holds tens of thousands of these. */
 export interface Connection {
   ws: WebSocket;
+  /** The client's address as Fastify sees it (HEARTH_TRUST_PROXY decides whose). */
+  address: string;
   state: SocketState;
   systemId: string | null;
   householdId: string | null;
@@ -16,12 +19,23 @@ export interface Connection {
   waiting: Map<string, (result: CommandResult) => void> | null;
   /** The frames being handled, one after another. */
   chain: Promise<void>;
+  /** Frame budget: frames and bytes left in the buckets, and when they were last refilled. */
+  tokens: number;
+  byteTokens: number;
+  refilledAt: number;
+  /** Frames the channel refused in the minute that started at `refusedSince`. */
+  refused: number;
+  refusedSince: number;
+  /** Frames received and not yet handled, and their bytes: reading pauses while there are too many. */
+  backlog: number;
+  backlogBytes: number;
 }
 
-export function newConnection(ws: WebSocket): Connection {
+export function newConnection(ws: WebSocket, address: string): Connection {
   const now = Date.now();
   return {
     ws,
+    address,
     state: 'hello',
     systemId: null,
     householdId: null,
@@ -32,6 +46,13 @@ export function newConnection(ws: WebSocket): Connection {
     platform: '',
     waiting: null,
     chain: Promise.resolve(),
+    tokens: FRAME_BURST,
+    byteTokens: FRAME_BYTES_BURST,
+    refilledAt: now,
+    refused: 0,
+    refusedSince: now,
+    backlog: 0,
+    backlogBytes: 0,
   };
 }
 

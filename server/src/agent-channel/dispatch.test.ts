@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Type } from '@sinclair/typebox';
-import { MessageRegistry, parseFrame } from './dispatch.js';
+import { MessageRegistry, parseFrame, REFUSED } from './dispatch.js';
 import type { AuthenticatedDevice } from './types.js';
 
 function device(sent: unknown[]): AuthenticatedDevice {
@@ -35,9 +35,10 @@ describe('agent frame dispatch', () => {
       (d, _m, why) => d.send({ type: 'pong_ack', success: false, why }),
     );
     const sent: unknown[] = [];
-    await registry.get('ping')?.(device(sent), { type: 'ping', n: 2 });
-    await registry.get('ping')?.(device(sent), { type: 'ping', n: 'two' });
-    await registry.get('pong')?.(device(sent), { type: 'pong' });
+    assert.notEqual(await registry.get('ping')?.(device(sent), { type: 'ping', n: 2 }), REFUSED);
+    // A refused frame is marked so, for the channel's count of refused frames.
+    assert.equal(await registry.get('ping')?.(device(sent), { type: 'ping', n: 'two' }), REFUSED);
+    assert.equal(await registry.get('pong')?.(device(sent), { type: 'pong' }), REFUSED);
     assert.deepEqual(handled, [2]);
     assert.deepEqual(sent, [
       { type: 'error', code: 'invalid_message', message: 'ping: /n must be integer' },

@@ -4,6 +4,9 @@ import type { AuthenticatedDevice } from './types.js';
 
 export type Frame = { type: string } & Record<string, unknown>;
 
+/** What a handler gives back for a frame that failed its schema: the channel counts it as refused. */
+export const REFUSED = Symbol('refused');
+
 /** A frame as sent, or why it is not one (the socket is then closed with 4400). */
 export function parseFrame(text: string): Frame | string {
   if (jsonTooDeep(text)) return `frames may nest at most ${MAX_JSON_DEPTH} levels`;
@@ -46,7 +49,7 @@ export class MessageRegistry {
         const why = `${type}: ${describeErrors(validate.errors)}`;
         if (onInvalid) onInvalid(device, message, why);
         else device.send({ type: 'error', code: 'invalid_message', message: why });
-        return;
+        return REFUSED;
       }
       return handler(device, message as T);
     });

@@ -6,7 +6,14 @@ import type { HearthApp } from '../types.js';
 
 export async function agentChannelRoutes(app: HearthApp, { channel }: Services): Promise<void> {
   await app.register(fastifyWebsocket, {
-    options: { maxPayload: WS_MAX_FRAME_BYTES, perMessageDeflate: false, clientTracking: false },
+    options: {
+      maxPayload: WS_MAX_FRAME_BYTES,
+      perMessageDeflate: false,
+      clientTracking: false,
+      // One frame per socket per turn of the event loop: a socket's burst cannot hold up the others
+      // or the HTTP routes (docs/protocol.md, "Budgets").
+      allowSynchronousEvents: false,
+    },
   });
   app.route({
     method: 'GET',
@@ -21,6 +28,6 @@ export async function agentChannelRoutes(app: HearthApp, { channel }: Services):
         'This is the agent channel: connect with a WebSocket (Upgrade: websocket).',
       );
     },
-    wsHandler: (socket) => channel.accept(socket),
+    wsHandler: (socket, request) => channel.accept(socket, request.ip),
   });
 }

@@ -3,6 +3,7 @@ import type { Bus } from '../platform/bus.js';
 import { newId } from '../platform/crypto.js';
 import { compileStrict, describeErrors } from '../platform/validate.js';
 import { type Connection, sendError, sendFrame } from './connection.js';
+import { REFUSED } from './dispatch.js';
 import type { CommandResult, Decision } from './types.js';
 
 /** What instances tell each other on `instance:<id>`: commands, their results, and decisions. */
@@ -47,19 +48,20 @@ export function requestOn(
 }
 
 /** Settles the command a `command_response` answers; an answer nobody waits for is dropped. */
-export function takeResponse(conn: Connection, frame: Record<string, unknown>): void {
+export function takeResponse(conn: Connection, frame: Record<string, unknown>): typeof REFUSED | undefined {
   if (!validateResponse(frame)) {
     sendError(conn, 'invalid_message', `command_response: ${describeErrors(validateResponse.errors)}`);
-    return;
+    return REFUSED;
   }
   const resolve = conn.waiting?.get(frame.request_id);
-  if (!resolve) return;
+  if (!resolve) return undefined;
   conn.waiting?.delete(frame.request_id);
   resolve(
     frame.success
       ? { status: 'ok', data: frame.data ?? null }
       : { status: 'error', error: frame.error ?? null },
   );
+  return undefined;
 }
 
 /** Commands for sockets other instances hold, sent over the bus and waiting for their results. */

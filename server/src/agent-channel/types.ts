@@ -1,16 +1,22 @@
 import {
   type HelloMessage,
+  REPORT_ABANDON_MS,
   WS_HELLO_TIMEOUT_MS,
   WS_PING_INTERVAL_MS,
   WS_SILENCE_LIMIT_MS,
 } from '@hearth/protocol';
 
-/** The channel's clock (docs/protocol.md, "Liveness"); tests shorten it to watch liveness work. */
+/**
+ * The channel's clock (docs/protocol.md, "Liveness"); tests shorten parts of it to watch liveness
+ * work, or half-received reports expire.
+ */
 export interface ChannelTimings {
   helloMs: number;
   pingMs: number;
   silenceMs: number;
   sweepMs: number;
+  /** A half-received installed-apps report with no chunk for this long is dropped. */
+  reportAbandonMs: number;
 }
 
 export const DEFAULT_TIMINGS: ChannelTimings = {
@@ -18,6 +24,7 @@ export const DEFAULT_TIMINGS: ChannelTimings = {
   pingMs: WS_PING_INTERVAL_MS,
   silenceMs: WS_SILENCE_LIMIT_MS,
   sweepMs: 1000,
+  reportAbandonMs: REPORT_ABANDON_MS,
 };
 
 export type CommandResult =
@@ -52,6 +59,8 @@ export type SocketState = 'hello' | 'pending' | 'authenticated' | 'closing';
 export interface HandshakeSocket {
   /** This instance, as written to `agent_device.connected_instance`. */
   readonly instanceId: string;
+  /** The client's address, for limits on enrolment. */
+  readonly address: string;
   readonly state: SocketState;
   readonly systemId: string | null;
   readonly householdId: string | null;

@@ -6,17 +6,33 @@ import {
   type AlertQuery,
   type AlertView,
   LIMITS,
+  MAX_ALERT_DETAIL_BYTES,
+  MAX_ALERTS_PER_MINUTE,
+  RESERVED_ALERT_KINDS,
 } from '@hearth/protocol';
 import type { BearerDevice, SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import { HttpError, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
+import type { CounterStore } from '../../platform/rate-limit.js';
 import type { AccessService } from '../access/service.js';
 import type { UserRepository } from '../users/repository.js';
 import type { AlertRepository } from './repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const ALERT_WINDOW_MS = 60_000;
+const reserved: ReadonlySet<string> = new Set(RESERVED_ALERT_KINDS);
+
+/** Why the server did not take an agent's alert_event; the agent gets it as an error frame. */
+export class AlertRefused extends Error {
+  constructor(
+    readonly code: 'invalid_message' | 'rate_limited',
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 type AlertRow = Awaited<ReturnType<AlertRepository['get']>>;
 
@@ -56,11 +72,15 @@ function decodeCursor(cursor: string): { created_at: string; id: string } {
 }
 
 export class AlertService {
+  /** Agent alerts dropped over a device's budget since start (a figure for tests and logs). */
+  dropped = 0;
+
   constructor(
     private readonly alerts: AlertRepository,
     private readonly users: UserRepository,
     private readonly access: AccessService,
     private readonly events: EventPublisher,
+    private readonly counters: CounterStore,
   ) {}
 
   /** The child an account on a device belongs to, if it is mapped. */
@@ -75,7 +95,7 @@ export class AlertService {
     kind: string;
     systemId: string;
     linuxUsername: string | null;
-    payload: Record<string, unknown>;
+    payload: Record<string, unknown> | string;
   }): Promise<AlertView> {
     const managedUserId = await this.childOf(input.systemId, input.linuxUsername ?? undefined);
     const row = {
@@ -85,7 +105,7 @@ export class AlertService {
       system_id: input.systemId,
       linux_username: input.linuxUsername,
       managed_user_id: managedUserId,
-      payload: JSON.stringify(input.payload),
+      payload: typeof input.payload === 'string' ? input.payload : JSON.stringify(input.payload),
       created_at: creationIso(),
       acknowledged_at: null,
     };
@@ -129,20 +149,59 @@ export class AlertService {
     return { id: view.id, kind: 'access_requested' as const, created_at: view.created_at };
   }
 
-  /** Agent `alert_event` frames (clock tamper and the like). */
+  /**
+   * Agent `alert_event` frames (clock tamper and the like), within the device's budgets
+   * (docs/protocol.md, "Budgets"): kinds the server raises itself are refused, so are details over
+   * 8 KiB, and past 60 alerts a minute the rest of the minute's are dropped, the first of them
+   * replaced by one `alerts_dropped`. A refusal throws AlertRefused.
+   */
   async agentEvent(
     device: { systemId: string; householdId: string; linuxUsers: Set<string> },
     event: AlertEventMessage,
-  ) {
+  ): Promise<AlertView> {
+    if (reserved.has(event.event_type))
+      throw new AlertRefused(
+        'invalid_message',
+        `alert_event: the kind "${event.event_type}" is reserved to the server${
+          event.event_type === 'access_requested' ? ' (a child asks through POST /api/access-request)' : ''
+        }.`,
+      );
+    let payload: string;
+    try {
+      payload = JSON.stringify(event.detail);
+    } catch {
+      payload = '';
+    }
+    const bytes = payload ? Buffer.byteLength(payload) : Number.POSITIVE_INFINITY;
+    if (bytes > MAX_ALERT_DETAIL_BYTES)
+      throw new AlertRefused(
+        'invalid_message',
+        `alert_event: detail is ${Number.isFinite(bytes) ? `${bytes} bytes` : 'too deeply nested'}; at most ${MAX_ALERT_DETAIL_BYTES} bytes of JSON.`,
+      );
+    const window = await this.counters.hit(`alerts:${device.systemId}`, ALERT_WINDOW_MS);
+    const base = { householdId: device.householdId, systemId: device.systemId };
+    if (window.count > MAX_ALERTS_PER_MINUTE) {
+      this.dropped += 1;
+      // The first one over the budget is replaced by a single alert that says so.
+      if (window.count === MAX_ALERTS_PER_MINUTE + 1)
+        await this.record({
+          ...base,
+          kind: 'alerts_dropped',
+          linuxUsername: null,
+          payload: {
+            limit: MAX_ALERTS_PER_MINUTE,
+            window_seconds: ALERT_WINDOW_MS / 1000,
+            first_dropped: event.event_type,
+          },
+        });
+      throw new AlertRefused(
+        'rate_limited',
+        `This device raised more than ${MAX_ALERTS_PER_MINUTE} alerts this minute; this one was dropped.`,
+      );
+    }
     const account =
       event.linux_username && device.linuxUsers.has(event.linux_username) ? event.linux_username : null;
-    return this.record({
-      householdId: device.householdId,
-      kind: event.event_type,
-      systemId: device.systemId,
-      linuxUsername: account,
-      payload: event.detail,
-    });
+    return this.record({ ...base, kind: event.event_type, linuxUsername: account, payload });
   }
 
   /** What the Alerts page offers as a filter: Hearth's kinds, then any other kind the parent can see. */

@@ -1,10 +1,16 @@
-import { CLOSE_CODES, type HelloMessage } from '@hearth/protocol';
+import {
+  CLOSE_CODES,
+  ENROLMENT_HELLOS_PER_MINUTE,
+  type HelloMessage,
+  MAX_PENDING_DEVICES,
+} from '@hearth/protocol';
 import type { AgentChannel } from '../../agent-channel/channel.js';
 import type { Decision, Handshake, HandshakeSocket } from '../../agent-channel/types.js';
 import type { Config } from '../../config.js';
 import { nowIso } from '../../platform/clock.js';
 import { randomHex, safeEqual, sha256Hex } from '../../platform/crypto.js';
 import type { EventPublisher } from '../../platform/events.js';
+import type { CounterStore } from '../../platform/rate-limit.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { HouseholdRepository } from '../household/repository.js';
 import type { DeviceRepository, DeviceRow } from './repository.js';
@@ -17,6 +23,8 @@ export interface EnrolmentDeps {
   households: HouseholdRepository;
   cache: ReadCache;
   events: EventPublisher;
+  /** Counts enrolment hellos per household and per address. */
+  counters: CounterStore;
   config: Pick<Config, 'agentToken'>;
 }
 
@@ -27,10 +35,23 @@ export interface EnrolmentDeps {
  * instance holding the socket, so it never crosses the bus.
  */
 export class Enrolment implements Handshake {
+  /** Per household, the enrolment work under way on this instance (see `oneAtATime`). */
+  private readonly enrolling = new Map<string, Promise<void>>();
+
   constructor(private readonly deps: EnrolmentDeps) {}
 
   async hello(socket: HandshakeSocket, hello: HelloMessage): Promise<void> {
     const { devices, events } = this.deps;
+    // Every enrolment attempt counts against its address before anything is looked up, wrong tokens too.
+    if (!hello.secure_token) {
+      const wait = await this.overLimit(`address:${socket.address}`, ENROLMENT_HELLOS_PER_MINUTE.address);
+      if (wait !== null)
+        return this.tooMany(
+          socket,
+          'rate_limited',
+          `too many enrolment hellos from this address; retry in ${wait} s`,
+        );
+    }
     const device = await devices.bySystemId(hello.system_id);
     const at = nowIso();
     const reported = {
@@ -78,6 +99,13 @@ export class Enrolment implements Handshake {
       socket.send({ type: 'auth_result', success: false, error: 'invalid_enrollment_token' });
       return socket.close(CLOSE_CODES.authFailed, 'no valid enrollment token');
     }
+    const wait = await this.overLimit(`household:${householdId}`, ENROLMENT_HELLOS_PER_MINUTE.household);
+    if (wait !== null)
+      return this.tooMany(
+        socket,
+        'rate_limited',
+        `too many enrolment hellos for this household; retry in ${wait} s`,
+      );
     if (device && device.household_id !== householdId) {
       socket.send({ type: 'pairing_status', status: 'rejected' });
       return socket.close(CLOSE_CODES.deviceRejected, 'this device belongs to another household');
@@ -86,41 +114,41 @@ export class Enrolment implements Handshake {
       socket.send({ type: 'pairing_status', status: 'rejected' });
       return socket.close(CLOSE_CODES.deviceRejected, 'device rejected');
     }
-    if (device?.status === 'approved' && !device.secure_token_hash) {
+    if (device?.status === 'approved') {
+      if (device.secure_token_hash) {
+        // A paired device proves itself with its secure token. The household's token cannot take it
+        // over: it is enrolled again only after a parent unenrols it.
+        socket.send({ type: 'auth_result', success: false, error: 'device_already_paired' });
+        return socket.close(
+          CLOSE_CODES.authFailed,
+          'device already paired: use its secure token, or a parent unenrols it first',
+        );
+      }
       // Approved while it was away: the token is made now, on the instance that holds the socket.
       await devices.update(device.system_id, { ...reported, connected_instance: socket.instanceId });
       await this.forgetChanged(device, reported);
       socket.bind(device.system_id, householdId, hello, 'pending');
       return this.issueToken(socket);
     }
-    if (!device) {
-      await devices.insert({
-        system_id: hello.system_id,
-        household_id: householdId,
-        hostname: hello.hostname,
-        display_name: null,
-        platform: hello.platform,
-        status: 'pending',
-        agent_version: hello.agent_version,
-        linux_users: JSON.stringify(hello.linux_users),
-        secure_token_hash: null,
-        last_seen_at: at,
-        created_at: at,
-        updated_at: at,
-        connected_instance: socket.instanceId,
-      });
-    } else {
-      // Re-enrollment (after unenroll, or a device that lost its token) asks a parent again.
-      const changes = {
-        ...reported,
-        platform: hello.platform,
-        status: 'pending' as const,
-        secure_token_hash: null,
-        decided_at: null,
-        connected_instance: socket.instanceId,
-      };
-      await devices.update(device.system_id, changes);
-      await this.forgetChanged(device, changes);
+    // Counting the waiting devices and adding one is done one hello at a time per household, so a
+    // rush of hellos cannot all see room for themselves.
+    const outcome = await this.oneAtATime(householdId, async () => {
+      if (device?.status !== 'pending' && (await devices.countPending(householdId)) >= MAX_PENDING_DEVICES)
+        return 'full';
+      return (await this.openPending(socket, hello, householdId, device, reported, at))
+        ? 'opened'
+        : 'changed';
+    });
+    if (outcome === 'full')
+      return this.tooMany(
+        socket,
+        'too_many_pending',
+        `${MAX_PENDING_DEVICES} devices are already waiting for a parent in this household`,
+      );
+    if (outcome === 'changed') {
+      // Another hello or a parent's decision changed the device since it was read: the agent asks again.
+      socket.send({ type: 'auth_result', success: false, error: 'try_again' });
+      return socket.close(1013, 'the device changed while it enrolled; try again');
     }
     socket.bind(hello.system_id, householdId, hello, 'pending');
     socket.send({ type: 'pairing_status', status: 'pending' });
@@ -129,6 +157,85 @@ export class Enrolment implements Handshake {
       hostname: hello.hostname,
       platform: hello.platform,
     });
+  }
+
+  /**
+   * Creates the device as pending, or re-opens a known one (pending, or unenrolled by a parent).
+   * False when the device changed since it was read (created by another hello, decided by a parent),
+   * so nothing was written.
+   */
+  private async openPending(
+    socket: HandshakeSocket,
+    hello: HelloMessage,
+    householdId: string,
+    device: DeviceRow | undefined,
+    reported: Partial<DeviceRow>,
+    at: string,
+  ): Promise<boolean> {
+    const { devices } = this.deps;
+    if (!device) {
+      try {
+        await devices.insert({
+          system_id: hello.system_id,
+          household_id: householdId,
+          hostname: hello.hostname,
+          display_name: null,
+          platform: hello.platform,
+          status: 'pending',
+          agent_version: hello.agent_version,
+          linux_users: JSON.stringify(hello.linux_users),
+          secure_token_hash: null,
+          last_seen_at: at,
+          created_at: at,
+          updated_at: at,
+          connected_instance: socket.instanceId,
+        });
+      } catch (err) {
+        if (await devices.bySystemId(hello.system_id)) return false;
+        throw err;
+      }
+      return true;
+    }
+    // Re-enrollment (a pending device saying hello again, or one a parent unenrolled) asks a parent again.
+    const changes = {
+      ...reported,
+      platform: hello.platform,
+      status: 'pending' as const,
+      secure_token_hash: null,
+      decided_at: null,
+      connected_instance: socket.instanceId,
+    };
+    if (!(await devices.transition(device.system_id, [device.status], changes))) return false;
+    await this.forgetChanged(device, changes);
+    return true;
+  }
+
+  /** Runs `work` after the household's earlier enrolment work on this instance has finished. */
+  private async oneAtATime<T>(householdId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.enrolling.get(householdId) ?? Promise.resolve();
+    const run = previous.then(work);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.enrolling.set(householdId, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.enrolling.get(householdId) === settled) this.enrolling.delete(householdId);
+    }
+  }
+
+  /** Seconds until the window ends when `key` went over `max` enrolment hellos this minute, else null. */
+  private async overLimit(key: string, max: number): Promise<number | null> {
+    const window = await this.deps.counters.hit(`enrol:${key}`, 60_000);
+    return window.count > max ? Math.max(1, Math.ceil((window.resetAt - Date.now()) / 1000)) : null;
+  }
+
+  /** Refuses a hello over a budget; the agent may try again later (close 4429). */
+  private tooMany(socket: HandshakeSocket, error: string, reason: string): void {
+    socket.send({ type: 'auth_result', success: false, error });
+    socket.close(CLOSE_CODES.tooMany, reason);
   }
 
   /** Runs on the instance holding the device's socket, after the bus carried the decision here. */

@@ -55,6 +55,17 @@ export class DeviceRepository {
     return q.orderBy('created_at', 'desc').orderBy('system_id', 'desc').execute();
   }
 
+  /** How many of a household's devices wait for a parent's decision. */
+  async countPending(householdId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('agent_device')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('household_id', '=', householdId)
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async update(systemId: string, changes: Partial<AgentDeviceTable>): Promise<void> {
     await this.db.updateTable('agent_device').set(changes).where('system_id', '=', systemId).execute();
   }

@@ -52,7 +52,12 @@ export function registerAgentMessages(
       .onAnswered(systemId, command, args, result)
       .catch((err) => log.warn({ err }, 'could not record policy sync'));
   });
-  const sweeper = setInterval(() => inventory.assembler.sweep(), ASSEMBLER_SWEEP_MS);
+  // The abandon time is on the channel's clock, so tests can watch reports expire.
+  const abandonMs = channel.timings.reportAbandonMs;
+  const sweeper = setInterval(
+    () => inventory.assembler.sweep(Date.now(), abandonMs),
+    Math.min(ASSEMBLER_SWEEP_MS, Math.max(10, abandonMs / 4)),
+  );
   sweeper.unref();
   return () => clearInterval(sweeper);
 }
