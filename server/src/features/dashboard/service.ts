@@ -16,34 +16,41 @@ export class DashboardService {
     private readonly pendingApprovals: PendingApprovalCounter = async () => 0,
   ) {}
 
+  /**
+   * A fixed number of reads whatever the size of the household: a child's use today comes from one
+   * grouped read for all children, and whether a child is online from the devices list, which holds
+   * every device mapped to a child the parent sees.
+   */
   async view(actor: SessionAuth): Promise<DashboardView> {
-    const [children, devices, recent, unread, approvals] = await Promise.all([
+    const [children, devices, recent, unread, approvals, usedToday] = await Promise.all([
       this.users.list(actor),
       this.devices.list(actor, false),
       this.alerts.list(actor, { limit: 10 }),
       this.alerts.unreadCount(actor),
       this.pendingApprovals(actor),
+      this.users.usedToday(actor),
     ]);
-    const users = await Promise.all(
-      children.map(async (child) => {
-        const usage = await this.users.usage(actor, child.id);
-        return {
-          id: child.id,
-          name: child.name,
-          online: usage.online,
-          used_seconds_today: usage.used_seconds_today,
-          remaining_seconds: usage.remaining_seconds,
-        };
-      }),
-    );
+    const online = new Set<string>();
+    let pendingDevices = 0;
+    for (const d of devices) {
+      if (d.online) online.add(d.system_id);
+      if (d.status === 'pending') pendingDevices++;
+    }
     return {
       household: { id: actor.householdId, name: actor.householdName },
       counts: {
-        pending_devices: devices.filter((d) => d.status === 'pending').length,
+        pending_devices: pendingDevices,
         pending_approvals: approvals,
         unread_alerts: unread,
       },
-      users,
+      users: children.map((child) => ({
+        id: child.id,
+        name: child.name,
+        online: child.mappings.some((m) => online.has(m.system_id)),
+        used_seconds_today: usedToday.get(child.id) ?? 0,
+        // Allowances arrive with weekly schedules; until a child has one there is no limit.
+        remaining_seconds: null,
+      })),
       devices,
       recent_alerts: recent.items,
     };
