@@ -20,6 +20,7 @@ import { DashboardService } from './features/dashboard/service.js';
 import { registerEnrolment } from './features/devices/enrolment.js';
 import { DeviceRepository, DeviceTokenRepository } from './features/devices/repository.js';
 import { DeviceService } from './features/devices/service.js';
+import { audienceReader } from './features/events/audience.js';
 import { EventHub } from './features/events/hub.js';
 import { HouseholdRepository } from './features/household/repository.js';
 import { HouseholdService } from './features/household/service.js';
@@ -108,7 +109,19 @@ export function buildServices(
   );
   const alerts = new AlertService(new AlertRepository(db.kysely), userRepo, access, events);
   const auth = new AuthService(new SessionRepository(db), householdRepo, counters, cache);
-  const eventHub = new EventHub(bus, log, (sessionId) => auth.sessionExists(sessionId));
+  const eventHub = new EventHub(
+    bus,
+    log,
+    (sessionId) => auth.sessionExists(sessionId),
+    audienceReader({
+      access,
+      sessionExists: (sessionId) => auth.sessionExists(sessionId),
+      parentRole: async (householdId, parentId) =>
+        (await householdRepo.getParent(householdId, parentId))?.role,
+    }),
+  );
+  // A change of who may see what reaches the streams as the cache hears it, on every instance.
+  cache.onDrop((tags) => eventHub.accessChanged(tags));
   const approvals = new ApprovalService(approvalRepo, access, events, cache);
   const inventory = new InventoryService(new InventoryRepository(db.kysely), access, devices, events);
   const appPolicy = new AppPolicyService(new AppPolicyRepository(db.kysely), access, devices);

@@ -20,7 +20,10 @@ export class UserRepository {
   private readonly householdChildren: Prepared<'household', ChildWithMappingRow>;
 
   // The dashboard's use of today, per child: prepared too.
-  private readonly householdUsage: Prepared<'household' | 'date', { managed_user_id: string; seconds: number }>;
+  private readonly householdUsage: Prepared<
+    'household' | 'date',
+    { managed_user_id: string; seconds: number }
+  >;
 
   constructor(database: Db) {
     this.db = database.kysely;
