@@ -16,6 +16,7 @@ import { ApprovalService } from './features/approvals/service.js';
 import { SignupService } from './features/approvals/signup-service.js';
 import { SessionRepository } from './features/auth/repository.js';
 import { AuthService } from './features/auth/service.js';
+import { DashboardRepository } from './features/dashboard/repository.js';
 import { DashboardService } from './features/dashboard/service.js';
 import { registerEnrolment } from './features/devices/enrolment.js';
 import { DeviceRepository, DeviceTokenRepository } from './features/devices/repository.js';
@@ -107,7 +108,7 @@ export function buildServices(
     events,
     cache,
   );
-  const alerts = new AlertService(new AlertRepository(db.kysely), userRepo, access, events);
+  const alerts = new AlertService(new AlertRepository(db), userRepo, access, events, cache);
   const auth = new AuthService(new SessionRepository(db), householdRepo, counters, cache);
   const eventHub = new EventHub(
     bus,
@@ -158,7 +159,9 @@ export function buildServices(
     inventory,
     appPolicy,
     eventHub,
-    dashboard: new DashboardService(users, devices, alerts, (actor) => approvals.countPending(actor)),
+    dashboard: new DashboardService(new DashboardRepository(db), access, users, devices, alerts, (actor) =>
+      approvals.countPending(actor),
+    ),
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),
     async limitIp(key, max, windowMs) {

@@ -18,6 +18,12 @@ export const cacheTags = {
   device: (systemId: string) => `device:${systemId}`,
   /** A mapping's sign-up settings, pending sign-up requests and grants. */
   mapping: (mappingId: string) => `mapping:${mappingId}`,
+  /** A household's newest alerts and unread count, as the dashboard shows them. */
+  alerts: (householdId: string) => `alerts:${householdId}`,
+  /** Every household's alerts at once (the worker's pruning). */
+  allAlerts: () => 'alerts',
+  /** A household's count of pending approval requests. */
+  approvals: (householdId: string) => `approvals:${householdId}`,
 };
 
 export interface ReadCacheOptions {

@@ -4,6 +4,7 @@ import * as deviceChannel from './0002-device-channel.js';
 import * as alertsWorker from './0003-alerts-worker.js';
 import * as approvals from './0004-approvals.js';
 import * as installedApps from './0005-installed-apps.js';
+import * as access from './0006-access.js';
 
 /** Every migration, in order. A landed migration is never edited: add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003-alerts-worker': alertsWorker,
   '0004-approvals': approvals,
   '0005-installed-apps': installedApps,
+  '0006-access': access,
 };
