@@ -64,7 +64,10 @@ test('says whether the dashboard reaches 40 % of /api/users, round by round', ()
     dashboard: { ...measured('dashboard', 6_000), perRound: [5_000, 3_600, 7_000] },
   });
   assert.match(text, /^\| dashboard \| 6,000 \|/m);
-  assert.match(text, /GET \/api\/dashboard \/ GET \/api\/users: \*\*50\.0 %\*\* \(target ≥ 40\.0 %: target met\)/);
+  assert.match(
+    text,
+    /GET \/api\/dashboard \/ GET \/api\/users: \*\*50\.0 %\*\* \(target ≥ 40\.0 %: target met\)/,
+  );
   assert.match(text, /Round by round: 50\.0 %, 30\.0 %, 50\.0 % \(median 50\.0 %\)/);
   assert.match(text, /the dashboard shows 5 children, 12 devices, 10 recent alerts/);
   assert.match(

@@ -118,7 +118,8 @@ export class AlertRepository {
   }
 
   async countUnread(householdId: string, onlyChildren: string[] | null): Promise<number> {
-    if (!onlyChildren) return Number((await this.unreadOfHousehold.first({ household: householdId }))?.n ?? 0);
+    if (!onlyChildren)
+      return Number((await this.unreadOfHousehold.first({ household: householdId }))?.n ?? 0);
     let q = this.db
       .selectFrom('alert')
       .select((eb) => eb.fn.countAll<number>().as('n'))

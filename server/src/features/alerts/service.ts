@@ -188,7 +188,12 @@ export class AlertService {
   /** The tags of a cached page: the household's alerts, and the names it shows. */
   private newestTags(householdId: string, items: AlertView[]): string[] {
     const devices = new Set(items.flatMap((i) => (i.system_id ? [cacheTags.device(i.system_id)] : [])));
-    return [cacheTags.alerts(householdId), cacheTags.allAlerts(), cacheTags.children(householdId), ...devices];
+    return [
+      cacheTags.alerts(householdId),
+      cacheTags.allAlerts(),
+      cacheTags.children(householdId),
+      ...devices,
+    ];
   }
 
   private async readPage(filter: AlertFilter) {
