@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { cacheTags } from '../src/platform/read-cache.js';
 import { addParent, type Client, createDevice, describeWithServer, PASSWORD, SseReader } from './helpers.js';
 
 /** Waits, within a bound, for the server to end a stream. */
@@ -145,6 +146,18 @@ describeWithServer(
       await hearsBoth(second);
       assert.equal((await other.delete('/api/session')).status, 200);
       await ended(second);
+    });
+
+    test('a parent removed from the household: their stream ends', async () => {
+      const member = await addParent(ctx.server, ctx.home, 'member', viewBoth());
+      const stream = await open(member);
+      await hearsBoth(stream);
+      // As removing a parent does: the row goes (their sessions and grants with it), then the
+      // parent's tag is invalidated on every instance.
+      const id = await parentId(member);
+      await ctx.server.services.db.kysely.deleteFrom('parent').where('id', '=', id).execute();
+      await ctx.server.services.cache.invalidate(cacheTags.parent(id));
+      await ended(stream);
     });
   },
 );
