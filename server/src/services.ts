@@ -16,7 +16,6 @@ import { ApprovalService } from './features/approvals/service.js';
 import { SignupService } from './features/approvals/signup-service.js';
 import { SessionRepository } from './features/auth/repository.js';
 import { AuthService } from './features/auth/service.js';
-import { DashboardRepository } from './features/dashboard/repository.js';
 import { DashboardService } from './features/dashboard/service.js';
 import { registerEnrolment } from './features/devices/enrolment.js';
 import { DeviceRepository, DeviceTokenRepository } from './features/devices/repository.js';
@@ -121,9 +120,17 @@ export function buildServices(
         (await householdRepo.getParent(householdId, parentId))?.role,
     }),
   );
-  // A change of who may see what reaches the streams as the cache hears it, on every instance.
-  cache.onDrop((tags) => eventHub.accessChanged(tags));
   const approvals = new ApprovalService(approvalRepo, access, events, cache);
+  const dashboard = new DashboardService(access, users, devices, alerts, (actor) =>
+    approvals.countPending(actor),
+  );
+  // A change of who may see what reaches the streams as the cache hears it, on every instance; the
+  // dashboards kept for a moment hear it too, and every live event.
+  cache.onDrop((tags) => {
+    eventHub.accessChanged(tags);
+    dashboard.cacheDropped(tags);
+  });
+  eventHub.onEvent((householdId) => dashboard.eventHeard(householdId));
   const inventory = new InventoryService(new InventoryRepository(db.kysely), access, devices, events);
   const appPolicy = new AppPolicyService(new AppPolicyRepository(db.kysely), access, devices);
   registerEnrolment(channel, {
@@ -159,9 +166,7 @@ export function buildServices(
     inventory,
     appPolicy,
     eventHub,
-    dashboard: new DashboardService(new DashboardRepository(db), access, users, devices, alerts, (actor) =>
-      approvals.countPending(actor),
-    ),
+    dashboard,
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),
     async limitIp(key, max, windowMs) {

@@ -1,26 +1,34 @@
-import type { DashboardView, DeviceView } from '@hearth/protocol';
+import type { DashboardView } from '@hearth/protocol';
 import type { SessionAuth } from '../../platform/access.js';
+import { cacheTags } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { AlertService } from '../alerts/service.js';
-import type { DeviceRow } from '../devices/repository.js';
 import type { DeviceService } from '../devices/service.js';
 import type { UserService } from '../users/service.js';
-import type { DashboardRepository, ShownDeviceRow } from './repository.js';
 
-/** How long kept device rows serve without a full read, as the read cache's entries. */
-const KEEP_DEVICES_MS = 60_000;
-const KEEP_DEVICES_HOUSEHOLDS = 10_000;
+/**
+ * How long an owner's or admin's dashboard of a household is answered again as assembled. Every
+ * change that comes with a live event or a cache invalidation drops it at once; what changes without
+ * either (a connected agent's last-seen time, the running total of today's use) shows at most this
+ * late — both are themselves written only every so often by the agents' reports.
+ */
+export const DASHBOARD_FRESH_MS = 1_000;
+const HOUSEHOLDS_KEPT = 10_000;
+
+/** Tags whose invalidation names the household it concerns, and those that may concern any. */
+const HOUSEHOLD_TAGS = [cacheTags.children(''), cacheTags.alerts(''), cacheTags.approvals('')];
+const ANY_HOUSEHOLD_TAGS = [cacheTags.device(''), cacheTags.mapping(''), cacheTags.allAlerts()];
 
 /** How many approval requests wait for this parent (the approvals feature supplies it). */
-
 export type PendingApprovalCounter = (actor: SessionAuth) => Promise<number>;
 
 export class DashboardService {
-  /** Per instance: a household's device rows as last read, checked against presence on each visit. */
-  private readonly keptDevices = new Map<string, { readAt: number; rows: Map<string, ShownDeviceRow> }>();
+  /** Per instance: each household's dashboard as owners and admins see it, and when it was read. */
+  private readonly assembled = new Map<string, { view: DashboardView; readAt: number }>();
+  /** Bumped by every drop: a dashboard read while one happened is not kept. */
+  private generation = 0;
 
   constructor(
-    private readonly repo: DashboardRepository,
     private readonly access: AccessService,
     private readonly users: UserService,
     private readonly devices: DeviceService,
@@ -28,41 +36,44 @@ export class DashboardService {
     private readonly pendingApprovals: PendingApprovalCounter = async () => 0,
   ) {}
 
-  /**
-   * The devices the parent sees. Owners and admins get them through the prepared reads: the whole
-   * rows once, then on each visit only the narrow presence read, as long as every device's
-   * `updated_at` (set by every other write to a device) is what the kept rows hold. A new, removed or
-   * changed device, or a copy older than a minute, reads the rows again.
-   */
-  private async devicesFor(actor: SessionAuth): Promise<DeviceView[]> {
-    if ((await this.access.visibleDeviceIds(actor)) !== null) return this.devices.list(actor, false);
-    const household = actor.householdId;
-    const kept = this.keptDevices.get(household);
-    if (kept && Date.now() - kept.readAt < KEEP_DEVICES_MS) {
-      const presence = await this.repo.presenceOf(household);
-      const rows: ShownDeviceRow[] = [];
-      for (const live of presence) {
-        const row = kept.rows.get(live.system_id);
-        if (row?.updated_at !== live.updated_at) break;
-        rows.push({ ...row, ...live });
-      }
-      if (rows.length === presence.length && rows.length === kept.rows.size)
-        return rows.map((row) => this.deviceView(row));
-    }
-    const readAt = Date.now();
-    const rows = await this.repo.devicesOf(household);
-    this.keptDevices.delete(household);
-    if (this.keptDevices.size >= KEEP_DEVICES_HOUSEHOLDS) {
-      const oldest = this.keptDevices.keys().next().value;
-      if (oldest !== undefined) this.keptDevices.delete(oldest);
-    }
-    this.keptDevices.set(household, { readAt, rows: new Map(rows.map((r) => [r.system_id, r])) });
-    return rows.map((row) => this.deviceView(row));
+  /** A live event of the household was published (heard on every instance): its dashboard changed. */
+  eventHeard(householdId: string): void {
+    this.generation++;
+    this.assembled.delete(householdId);
   }
 
-  // The view reads only the columns the dashboard's reads select (ShownDeviceRow).
-  private deviceView(row: ShownDeviceRow): DeviceView {
-    return this.devices.view(row as DeviceRow);
+  /** The read cache dropped these tags (`null`: everything), here or on another instance. */
+  cacheDropped(tags: readonly string[] | null): void {
+    this.generation++;
+    if (tags === null) return this.assembled.clear();
+    for (const tag of tags) {
+      const prefix = HOUSEHOLD_TAGS.find((p) => tag.startsWith(p));
+      if (prefix) this.assembled.delete(tag.slice(prefix.length));
+      else if (ANY_HOUSEHOLD_TAGS.some((p) => tag.startsWith(p))) this.assembled.clear();
+    }
+  }
+
+  /**
+   * The dashboard. Owners and admins of a household share one assembled view for up to
+   * DASHBOARD_FRESH_MS (see there); members' are read for them each time.
+   */
+  async view(actor: SessionAuth): Promise<DashboardView> {
+    if ((await this.access.visibleChildIds(actor)) !== null) return this.read(actor);
+    const household = { id: actor.householdId, name: actor.householdName };
+    const kept = this.assembled.get(actor.householdId);
+    if (kept && Date.now() - kept.readAt < DASHBOARD_FRESH_MS) return { ...kept.view, household };
+    const generation = this.generation;
+    const readAt = Date.now();
+    const view = await this.read(actor);
+    if (generation === this.generation) {
+      this.assembled.delete(actor.householdId);
+      if (this.assembled.size >= HOUSEHOLDS_KEPT) {
+        const oldest = this.assembled.keys().next().value;
+        if (oldest !== undefined) this.assembled.delete(oldest);
+      }
+      this.assembled.set(actor.householdId, { view, readAt });
+    }
+    return view;
   }
 
   /**
@@ -70,10 +81,10 @@ export class DashboardService {
    * grouped read for all children, and whether a child is online from the devices list, which holds
    * every device mapped to a child the parent sees.
    */
-  async view(actor: SessionAuth): Promise<DashboardView> {
+  private async read(actor: SessionAuth): Promise<DashboardView> {
     const [children, devices, recent, unread, approvals, usedToday] = await Promise.all([
       this.users.list(actor),
-      this.devicesFor(actor),
+      this.devices.list(actor, false),
       this.alerts.list(actor, { limit: 10 }),
       this.alerts.unreadCount(actor),
       this.pendingApprovals(actor),

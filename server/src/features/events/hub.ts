@@ -58,6 +58,7 @@ function frame(event: HouseholdEvent): string {
 export class EventHub {
   private readonly recent = new Map<string, HouseholdEvent[]>();
   private readonly streams = new Map<string, Set<Stream>>();
+  private readonly listeners: ((householdId: string) => void)[] = [];
   private unsubscribe: (() => Promise<void>) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly options: EventHubOptions;
@@ -75,9 +76,14 @@ export class EventHub {
   }
 
   async start(): Promise<void> {
-    this.unsubscribe = await this.bus.subscribe(EVENTS_CHANNEL, (m) => this.onEvent(m as HouseholdEvent));
+    this.unsubscribe = await this.bus.subscribe(EVENTS_CHANNEL, (m) => this.heard(m as HouseholdEvent));
     this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs);
     this.heartbeat.unref();
+  }
+
+  /** Hears that a household had a live event, on every instance (what kept views of it follow). */
+  onEvent(listener: (householdId: string) => void): void {
+    this.listeners.push(listener);
   }
 
   get openStreams(): number {
@@ -86,8 +92,9 @@ export class EventHub {
     return n;
   }
 
-  private onEvent(event: HouseholdEvent): void {
+  private heard(event: HouseholdEvent): void {
     if (!event?.household_id || !event.id) return;
+    for (const listener of this.listeners) listener(event.household_id);
     let list = this.recent.get(event.household_id);
     if (list) this.recent.delete(event.household_id);
     else list = [];
