@@ -45,7 +45,10 @@ export class DashboardService {
   /** The read cache dropped these tags (`null`: everything), here or on another instance. */
   cacheDropped(tags: readonly string[] | null): void {
     this.generation++;
-    if (tags === null) return this.assembled.clear();
+    if (tags === null) {
+      this.assembled.clear();
+      return;
+    }
     for (const tag of tags) {
       const prefix = HOUSEHOLD_TAGS.find((p) => tag.startsWith(p));
       if (prefix) this.assembled.delete(tag.slice(prefix.length));
