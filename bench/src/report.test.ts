@@ -16,6 +16,8 @@ const run = (usersPerSecond: number, otherCpu: number | null = 0.02): UsersVsBar
   bare: measured('bare', 20_000),
   users: measured('users', usersPerSecond, otherCpu),
   healthz: measured('healthz', 30_000),
+  dashboard: measured('dashboard', 6_000),
+  dashboardShows: '5 children, 12 devices, 10 recent alerts',
   server: 'compiled server/dist',
   revision: 'abc1234',
   options: { duration: 4, warmup: 2, connections: 50, rounds: 3 },
@@ -53,4 +55,23 @@ test('flags a run made while other work kept the machine busy', () => {
   assert.match(busy, /^\| users \| 12,000 \|.*\| 40\.0 % \|$/m);
   assert.match(busy, /these figures are unreliable/);
   assert.match(formatUsersVsBare(run(12_000, null)), /\| n\/a \|[\s\S]*could not be measured/);
+});
+
+test('says whether the dashboard reaches 40 % of /api/users, round by round', () => {
+  const text = formatUsersVsBare({
+    ...run(12_000),
+    users: { ...measured('users', 12_000), perRound: [10_000, 12_000, 14_000] },
+    dashboard: { ...measured('dashboard', 6_000), perRound: [5_000, 3_600, 7_000] },
+  });
+  assert.match(text, /^\| dashboard \| 6,000 \|/m);
+  assert.match(
+    text,
+    /GET \/api\/dashboard \/ GET \/api\/users: \*\*50\.0 %\*\* \(target ≥ 40\.0 %: target met\)/,
+  );
+  assert.match(text, /Round by round: 50\.0 %, 30\.0 %, 50\.0 % \(median 50\.0 %\)/);
+  assert.match(text, /the dashboard shows 5 children, 12 devices, 10 recent alerts/);
+  assert.match(
+    formatUsersVsBare({ ...run(12_000), dashboard: measured('dashboard', 3_000) }),
+    /\*\*25\.0 %\*\* \(target ≥ 40\.0 %: below target\)/,
+  );
 });

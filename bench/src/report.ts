@@ -8,6 +8,10 @@ export interface UsersVsBare {
   bare: RouteResult;
   users: RouteResult;
   healthz: RouteResult;
+  /** GET /api/dashboard of the same household, measured against GET /api/users. */
+  dashboard: RouteResult;
+  /** What the measured dashboard holds, in words. */
+  dashboardShows: string;
   /** How the Hearth server ran: compiled `server/dist` or sources through tsx. */
   server: string;
   revision: string;
@@ -17,6 +21,8 @@ export interface UsersVsBare {
 }
 
 export const TARGET_RATIO = 0.5;
+/** The dashboard's target, against GET /api/users in the same run (issue 13). */
+export const DASHBOARD_TARGET_RATIO = 0.4;
 /** Above this much CPU used by other processes the run is flagged: the servers shared their cores. */
 export const BUSY_MACHINE = 0.1;
 
@@ -29,11 +35,14 @@ export function formatUsersVsBare(run: UsersVsBare): string {
   const ratio = run.users.requestsPerSecond / run.bare.requestsPerSecond;
   const verdict = ratio >= TARGET_RATIO ? 'target met' : 'below target';
   const rounds = roundRatios(run.users, run.bare);
+  const dashboardRatio = run.dashboard.requestsPerSecond / run.users.requestsPerSecond;
+  const dashboardRounds = roundRatios(run.dashboard, run.users);
+  const dashboardVerdict = dashboardRatio >= DASHBOARD_TARGET_RATIO ? 'target met' : 'below target';
   const row = (r: RouteResult) =>
     `| ${r.label} | ${whole.format(r.requestsPerSecond)} | ${ms(r.latencyP50)} | ${ms(r.latencyP99)} | ` +
     `${whole.format(r.requests)} | ${r.otherCpu === null ? 'n/a' : percent(r.otherCpu)} |`;
   const { machine, options } = run;
-  const others = [run.bare, run.users, run.healthz].map((r) => r.otherCpu);
+  const others = [run.bare, run.users, run.healthz, run.dashboard].map((r) => r.otherCpu);
   const busy = others.some((o) => o !== null && o > BUSY_MACHINE)
     ? `**Other processes took more than ${percent(BUSY_MACHINE)} of the CPU during a run: these figures are unreliable; run again on a quiet machine.**`
     : others.includes(null)
@@ -45,9 +54,14 @@ export function formatUsersVsBare(run: UsersVsBare): string {
     row(run.bare),
     row(run.users),
     row(run.healthz),
+    row(run.dashboard),
     '',
     `GET /api/users / bare route: **${percent(ratio)}** (target ≥ ${percent(TARGET_RATIO)}: ${verdict}).`,
     `Round by round: ${rounds.map(percent).join(', ')} (median ${percent(median(rounds))}).`,
+    '',
+    `GET /api/dashboard / GET /api/users: **${percent(dashboardRatio)}** ` +
+      `(target ≥ ${percent(DASHBOARD_TARGET_RATIO)}: ${dashboardVerdict}).`,
+    `Round by round: ${dashboardRounds.map(percent).join(', ')} (median ${percent(median(dashboardRounds))}).`,
     '',
     busy,
     '',
@@ -58,7 +72,7 @@ export function formatUsersVsBare(run: UsersVsBare): string {
       `${options.connections} connections; a ${options.warmup} s warm-up per route, then ${options.rounds} rounds ` +
       `in which the routes take turns for ${options.duration} s each (requests/s: mean of the rounds)`,
     `- Hearth: ${run.server}, SQLite in a temporary directory, log level silent, no worker; ` +
-      'signed in as the household owner, 5 children',
+      `signed in as the household owner, 5 children; the dashboard shows ${run.dashboardShows}`,
     '',
   ].join('\n');
 }

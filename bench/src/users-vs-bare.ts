@@ -1,10 +1,12 @@
 // Issue 2's benchmark: GET /api/users on the real Hearth server against a bare Fastify route that
-// answers the same body, plus /healthz. `npm run bench` at the repository root runs it; see BENCHMARKS.md.
+// answers the same body, plus /healthz, and (issue 13) GET /api/dashboard of the same household
+// against GET /api/users. `npm run bench` at the repository root runs it; see BENCHMARKS.md.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { openDatabase } from '../../server/src/platform/db/database.js';
 import { LoadError, type LoadOptions, loadOptionsFromEnv, measureInTurns } from './load.js';
 import { cpuSnapshot, describeMachine, gitRevision, otherCpuShare } from './machine.js';
 import { type Child, freePort, spawnNode, stopChild, waitForOk } from './processes.js';
@@ -16,6 +18,11 @@ const resultsFile = path.join(benchDir, 'results', 'users-vs-bare.md');
 const tsxLoader = import.meta.resolve('tsx');
 
 const CHILDREN = ['Ada', 'Ben', 'Cleo', 'Dev', 'Esme'];
+/** What the dashboard shows besides the children: each child's two devices, and what waits. */
+const DEVICES_PER_CHILD = 2;
+const PENDING_DEVICES = 2;
+const ALERTS = 200;
+const PENDING_APPROVALS = 5;
 
 class BenchError extends Error {}
 
@@ -75,7 +82,123 @@ async function seedHousehold(baseUrl: string, username: string, password: string
     });
     await expectStatus(res, 201, `creating child ${name}`);
   }
-  return { cookie };
+  return { cookie, csrf: view.csrf_token };
+}
+
+/**
+ * Gives the household what a dashboard shows: two approved devices per child, each mapped through
+ * the route the admin UI uses, with today's use; two pending devices; alerts, half of them unread;
+ * pending approval requests. Devices, use, alerts and requests are written straight into the
+ * database, as the agents' reports would have.
+ */
+async function seedDashboard(baseUrl: string, dataDir: string, auth: { cookie: string; csrf: string }) {
+  const users = await getBody(`${baseUrl}/api/users`, { cookie: auth.cookie });
+  const children = (JSON.parse(users.text) as { items: { id: string }[] }).items;
+  const db = openDatabase({ databaseUrl: null, dataDir });
+  try {
+    const household = await db.kysely.selectFrom('household').select('id').executeTakeFirstOrThrow();
+    const at = new Date().toISOString();
+    const today = at.slice(0, 10);
+    const device = (i: number, status: 'approved' | 'pending') => ({
+      system_id: randomUUID(),
+      household_id: household.id,
+      hostname: `bench-${i}`,
+      display_name: null,
+      platform: 'linux',
+      status,
+      agent_version: '0.57.0',
+      linux_users: '[{"username":"kid"}]',
+      secure_token_hash: null,
+      last_seen_at: at,
+      created_at: at,
+      updated_at: at,
+    });
+    const mapped = children.flatMap((child, c) =>
+      Array.from({ length: DEVICES_PER_CHILD }, (_, d) => ({
+        child: child.id,
+        row: device(c * DEVICES_PER_CHILD + d, 'approved'),
+      })),
+    );
+    const pending = Array.from({ length: PENDING_DEVICES }, (_, i) => device(1000 + i, 'pending'));
+    await db.kysely
+      .insertInto('agent_device')
+      .values([...mapped.map((m) => m.row), ...pending])
+      .execute();
+    for (const m of mapped) {
+      const res = await fetch(`${baseUrl}/managed-users/${m.child}/mappings/add`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: auth.cookie, 'x-csrftoken': auth.csrf },
+        body: JSON.stringify({ system_id: m.row.system_id, linux_username: 'kid' }),
+      });
+      await expectStatus(res, 201, 'mapping a device');
+    }
+    await db.kysely
+      .insertInto('usage_day')
+      .values(
+        mapped.map((m, i) => ({
+          system_id: m.row.system_id,
+          linux_username: 'kid',
+          date: today,
+          seconds_used: 600 + i * 60,
+          updated_at: at,
+        })),
+      )
+      .execute();
+    const alerts = Array.from({ length: ALERTS }, (_, i) => {
+      const m = mapped[i % mapped.length];
+      return {
+        id: randomUUID(),
+        household_id: household.id,
+        kind: 'clock_tamper',
+        system_id: m?.row.system_id ?? null,
+        linux_username: 'kid',
+        managed_user_id: m?.child ?? null,
+        payload: '{"skew_seconds":3600}',
+        created_at: new Date(Date.now() - i * 60_000).toISOString(),
+        acknowledged_at: i % 2 ? at : null,
+      };
+    });
+    for (let i = 0; i < alerts.length; i += 50)
+      await db.kysely
+        .insertInto('alert')
+        .values(alerts.slice(i, i + 50))
+        .execute();
+    const mappings = await db.kysely.selectFrom('device_mapping').select(['id', 'system_id']).execute();
+    await db.kysely
+      .insertInto('approval_request')
+      .values(
+        mapped.slice(0, PENDING_APPROVALS).map((m) => ({
+          id: randomUUID(),
+          household_id: household.id,
+          type: 'time_extension' as const,
+          status: 'pending' as const,
+          mapping_id: mappings.find((x) => x.system_id === m.row.system_id)?.id ?? null,
+          managed_user_id: m.child,
+          system_id: m.row.system_id,
+          linux_username: 'kid',
+          domain: null,
+          url: null,
+          details: '{"minutes":30}',
+          requested_at: at,
+          decided_at: null,
+          decided_by: null,
+          grant: null,
+        })),
+      )
+      .execute();
+  } finally {
+    await db.close();
+  }
+  const dashboard = JSON.parse((await getBody(`${baseUrl}/api/dashboard`, { cookie: auth.cookie })).text);
+  const shown = `${dashboard.users.length} children, ${dashboard.devices.length} devices, ${dashboard.recent_alerts.length} recent alerts`;
+  if (
+    dashboard.users.length !== CHILDREN.length ||
+    dashboard.devices.length !== CHILDREN.length * DEVICES_PER_CHILD + PENDING_DEVICES ||
+    dashboard.counts.pending_approvals !== PENDING_APPROVALS ||
+    dashboard.counts.unread_alerts !== ALERTS / 2
+  )
+    throw new BenchError(`GET /api/dashboard does not show the seeded household: ${shown}`);
+  return shown;
 }
 
 async function getBody(url: string, headers: Record<string, string> = {}) {
@@ -125,7 +248,11 @@ async function run(options: LoadOptions): Promise<void> {
   children.push(hearth);
   await waitForOk(hearth, `${baseUrl}/healthz`);
 
-  const { cookie } = await seedHousehold(baseUrl, username, password);
+  const auth = await seedHousehold(baseUrl, username, password);
+  const { cookie } = auth;
+  // Before the bare route copies the children list: its body then carries the mappings too.
+  const dashboardShows = await seedDashboard(baseUrl, dataDir, auth);
+  console.log(`# the dashboard shows ${dashboardShows}`);
   const users = await getBody(`${baseUrl}/api/users`, { cookie });
   const listed = (JSON.parse(users.text) as { items: unknown[] }).items.length;
   if (listed !== CHILDREN.length) throw new BenchError(`GET /api/users listed ${listed} children, not 5`);
@@ -157,6 +284,7 @@ async function run(options: LoadOptions): Promise<void> {
     { label: 'bare Fastify route, same body', url: bareUrl },
     { label: 'GET /api/users (session cookie)', url: `${baseUrl}/api/users`, headers: { cookie } },
     { label: 'GET /healthz', url: `${baseUrl}/healthz` },
+    { label: 'GET /api/dashboard (session cookie)', url: `${baseUrl}/api/dashboard`, headers: { cookie } },
   ];
   console.log(
     `# ${options.warmup} s warm-up each, then ${options.rounds} rounds of ${options.duration} s per route, the routes taking turns`,
@@ -180,12 +308,19 @@ async function run(options: LoadOptions): Promise<void> {
     },
   });
   const results: RouteResult[] = turns.map((t, i) => ({ ...t, otherCpu: otherCpu[i] ?? null }));
-  const [bareResult, usersResult, healthzResult] = results as [RouteResult, RouteResult, RouteResult];
+  const [bareResult, usersResult, healthzResult, dashboardResult] = results as [
+    RouteResult,
+    RouteResult,
+    RouteResult,
+    RouteResult,
+  ];
 
   const report = formatUsersVsBare({
     bare: bareResult,
     users: usersResult,
     healthz: healthzResult,
+    dashboard: dashboardResult,
+    dashboardShows,
     server: server.description,
     revision: gitRevision(root),
     options,
@@ -193,7 +328,7 @@ async function run(options: LoadOptions): Promise<void> {
     date: new Date(),
   });
   mkdirSync(path.dirname(resultsFile), { recursive: true });
-  writeFileSync(resultsFile, `# GET /api/users vs a bare Fastify route\n\n${report}`);
+  writeFileSync(resultsFile, `# GET /api/users vs a bare Fastify route, and GET /api/dashboard\n\n${report}`);
   console.log(`\n${report}`);
   console.log(`# written to ${path.relative(root, resultsFile)}`);
 }

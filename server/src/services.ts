@@ -20,6 +20,7 @@ import { DashboardService } from './features/dashboard/service.js';
 import { registerEnrolment } from './features/devices/enrolment.js';
 import { DeviceRepository, DeviceTokenRepository } from './features/devices/repository.js';
 import { DeviceService } from './features/devices/service.js';
+import { audienceReader } from './features/events/audience.js';
 import { EventHub } from './features/events/hub.js';
 import { HouseholdRepository } from './features/household/repository.js';
 import { HouseholdService } from './features/household/service.js';
@@ -115,10 +116,30 @@ export function buildServices(
     events,
     cache,
   );
-  const alerts = new AlertService(new AlertRepository(db.kysely), userRepo, access, events, counters);
+  const alerts = new AlertService(new AlertRepository(db), userRepo, access, events, counters, cache);
   const auth = new AuthService(new SessionRepository(db), householdRepo, counters, cache);
-  const eventHub = new EventHub(bus, log, (sessionId) => auth.sessionExists(sessionId));
+  const eventHub = new EventHub(
+    bus,
+    log,
+    (sessionId) => auth.sessionExists(sessionId),
+    audienceReader({
+      access,
+      sessionExists: (sessionId) => auth.sessionExists(sessionId),
+      parentRole: async (householdId, parentId) =>
+        (await householdRepo.getParent(householdId, parentId))?.role,
+    }),
+  );
   const approvals = new ApprovalService(approvalRepo, access, events, cache);
+  const dashboard = new DashboardService(access, users, devices, alerts, (actor) =>
+    approvals.countPending(actor),
+  );
+  // A change of who may see what reaches the streams as the cache hears it, on every instance; the
+  // dashboards kept for a moment hear it too, and every live event.
+  cache.onDrop((tags) => {
+    eventHub.accessChanged(tags);
+    dashboard.cacheDropped(tags);
+  });
+  eventHub.onEvent((householdId) => dashboard.eventHeard(householdId));
   const inventory = new InventoryService(new InventoryRepository(db.kysely), access, devices, events);
   const appPolicy = new AppPolicyService(new AppPolicyRepository(db.kysely), access, devices);
   registerEnrolment(channel, {
@@ -155,7 +176,7 @@ export function buildServices(
     inventory,
     appPolicy,
     eventHub,
-    dashboard: new DashboardService(users, devices, alerts, (actor) => approvals.countPending(actor)),
+    dashboard,
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),
     async limitIp(key, max, windowMs) {

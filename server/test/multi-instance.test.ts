@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SimAgent } from '../../bench/src/simulator.js';
-import { Client, createPostgresDatabase, freePort } from './helpers.js';
+import { Client, createPostgresDatabase, freePort, SseReader } from './helpers.js';
 
 // Redis counters outlive a run by a minute, so each run signs in under a name of its own.
 const admin = `twin${Math.random().toString(36).slice(2, 8)}`;
@@ -207,6 +207,73 @@ describe('two server instances on one PostgreSQL and Redis', { skip }, () => {
     );
     const denied = await helper.post('/api/user/create', { name: 'Sky again' });
     assert.equal(denied.status, 403, 'B knows the parent is a member now');
+  });
+
+  test("a member's stream on B stops hearing a child the owner takes away on A (issue 13)", async () => {
+    const owner = new Client(a.url);
+    assert.equal((await owner.signIn(admin, 'twin-instance-password')).status, 200);
+    const kept = (await owner.post('/api/user/create', { name: 'Kept' })).body.id;
+    const lost = (await owner.post('/api/user/create', { name: 'Lost' })).body.id;
+    const agent = new SimAgent({
+      url: `${a.url.replace('http', 'ws')}/ws`,
+      enrollmentToken: (await owner.get('/api/pairing/config')).body.enrollment_token,
+      linuxUsers: [{ username: 'kept' }, { username: 'lost' }],
+    });
+    agents.push(agent);
+    await agent.connect();
+    const approved = agent.waitFor('pairing_approved');
+    assert.equal((await owner.post(`/api/device/approve/${agent.systemId}`)).status, 200);
+    const token = (await approved).secure_token;
+    for (const [child, account] of [
+      [kept, 'kept'],
+      [lost, 'lost'],
+    ])
+      await owner.post(`/managed-users/${child}/mappings/add`, {
+        system_id: agent.systemId,
+        linux_username: account,
+      });
+
+    const username = `viewer${Math.random().toString(36).slice(2, 8)}`;
+    const grant = (id: string) => ({ managed_user_id: id, can_view: true, can_manage_policies: false });
+    const created = await owner.post('/api/household/parents', {
+      username,
+      password: 'viewer-password-long',
+      role: 'member',
+      children: [grant(kept), grant(lost)],
+    });
+    assert.equal(created.status, 201, created.text);
+    const member = new Client(b.url);
+    assert.equal((await member.signIn(username, 'viewer-password-long')).status, 200);
+    const stream = await SseReader.open(`${b.url}/api/dashboard/events`, member.cookie ?? '');
+    try {
+      let n = 0;
+      // Each request is posted on the instance named, as an agent behind a balancer would.
+      const ask = async (on: string, account: string) => {
+        const res = await fetch(`${on}/api/access-request`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ linux_username: account, reason: 'sleep', message: `ask ${++n}` }),
+        });
+        assert.equal(res.status, 201);
+        return ((await res.json()) as { id: string }).id;
+      };
+      const alertOf = (id: string) => (e: { event: string; data: any }) =>
+        e.event === 'alert_created' && e.data.id === id;
+      await stream.next(alertOf(await ask(a.url, 'lost')));
+
+      const res = await owner.patch(`/api/household/parents/${created.body.id}`, { children: [grant(kept)] });
+      assert.equal(res.status, 200, res.text);
+      for (const on of [a.url, b.url]) {
+        const from = stream.events.length;
+        const hidden = await ask(on, 'lost');
+        await stream.next(alertOf(await ask(on, 'kept')));
+        const later = stream.events.slice(from);
+        assert.ok(!later.some(alertOf(hidden)), `an event of the lost child posted on ${on} reached B`);
+        assert.ok(!later.some((e) => e.data?.managed_user_id === lost));
+      }
+    } finally {
+      stream.close();
+    }
   });
 
   test('sign-in limits are shared: ten failures on A lock the pair on B too', async () => {

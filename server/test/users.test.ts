@@ -286,6 +286,11 @@ describeWithServer('children and mappings', { household: 'Children home' }, (ctx
     const managed = (await ctx.home.client.post('/api/user/create', { name: 'Managed' })).body;
     const hidden = (await ctx.home.client.post('/api/user/create', { name: 'Hidden' })).body;
     const device = await createDevice(ctx.server, ctx.home.householdId);
+    // Mapping needs rights on the device too: the owner makes its first mapping (member-access.test.ts).
+    await ctx.home.client.post(`/managed-users/${managed.id}/mappings/add`, {
+      system_id: device.system_id,
+      linux_username: 'first',
+    });
     const member = await addParent(ctx.server, ctx.home, 'member', [
       { managed_user_id: seen.id, can_view: true, can_manage_policies: false },
       { managed_user_id: managed.id, can_view: true, can_manage_policies: true },

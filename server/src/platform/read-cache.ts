@@ -18,6 +18,12 @@ export const cacheTags = {
   device: (systemId: string) => `device:${systemId}`,
   /** A mapping's sign-up settings, pending sign-up requests and grants. */
   mapping: (mappingId: string) => `mapping:${mappingId}`,
+  /** A household's newest alerts and unread count, as the dashboard shows them. */
+  alerts: (householdId: string) => `alerts:${householdId}`,
+  /** Every household's alerts at once (the worker's pruning). */
+  allAlerts: () => 'alerts',
+  /** A household's count of pending approval requests. */
+  approvals: (householdId: string) => `approvals:${householdId}`,
 };
 
 export interface ReadCacheOptions {
@@ -42,6 +48,7 @@ export class ReadCache {
   /** Bumped by every invalidation: a read that overlapped one is not stored. */
   private generation = 0;
   private unsubscribe: (() => Promise<void>) | null = null;
+  private readonly dropListeners: ((tags: readonly string[] | null) => void)[] = [];
 
   constructor(
     private readonly bus: Bus,
@@ -64,6 +71,15 @@ export class ReadCache {
     this.clear();
   }
 
+  /**
+   * Hears every invalidation, made here or on another instance, as it is applied (`null`: the whole
+   * cache was emptied). The tags say what changed, so others who keep state derived from the same
+   * rows (the live-event streams' audiences) can follow.
+   */
+  onDrop(listener: (tags: readonly string[] | null) => void): void {
+    this.dropListeners.push(listener);
+  }
+
   space<V>(name: string): CacheSpace<V> {
     return new CacheSpace<V>(this, `${name}\u0000`);
   }
@@ -79,6 +95,7 @@ export class ReadCache {
     this.generation++;
     this.entries.clear();
     this.byTag.clear();
+    for (const listener of this.dropListeners) listener(null);
   }
 
   get size(): number {
@@ -124,6 +141,7 @@ export class ReadCache {
 
   private drop(tags: readonly string[]): void {
     this.generation++;
+    for (const listener of this.dropListeners) listener(tags);
     for (const tag of tags) {
       const keys = this.byTag.get(tag);
       if (!keys) continue;

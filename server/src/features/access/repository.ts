@@ -104,6 +104,19 @@ export class AccessRepository {
     return rows.map((r) => r.linux_username);
   }
 
+  /** Accounts on a device that are mapped to a child a parent holds any grant on. */
+  async visibleAccounts(systemId: string, parentId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('device_mapping as m')
+      .innerJoin('parent_child_permission as p', 'p.managed_user_id', 'm.managed_user_id')
+      .select('m.linux_username')
+      .where('m.system_id', '=', systemId)
+      .where('p.parent_id', '=', parentId)
+      .where((eb) => eb.or([eb('p.can_view', '=', 1), eb('p.can_manage_policies', '=', 1)]))
+      .execute();
+    return rows.map((r) => r.linux_username);
+  }
+
   /** Children a parent holds any grant on. */
   async visibleChildIds(parentId: string): Promise<string[]> {
     const rows = await this.db

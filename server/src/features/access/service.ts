@@ -40,7 +40,7 @@ export class AccessService {
   async requireChild(actor: SessionAuth, id: string, need: ChildNeed): Promise<void> {
     const [row] = await this.repo.childGrants(actor.householdId, actor.parentId, [id]);
     if (!row) throw notFound('The child');
-    this.requireLevel(actor, row, need);
+    this.requireLevel(actor, row, need, 'The child');
   }
 
   /** The children a member may see; null for owners and admins, who see every child. */
@@ -104,6 +104,14 @@ export class AccessService {
     return new Set(await this.repo.managedAccounts(systemId, actor.parentId, usernames));
   }
 
+  /**
+   * The accounts of a device whose data the parent may read: null (all) for owners and admins, those
+   * mapped to a child they may see for members — not a sibling's on a shared device, nor unmapped ones.
+   */
+  async visibleAccounts(actor: SessionAuth, systemId: string): Promise<Set<string> | null> {
+    return isAdmin(actor.role) ? null : new Set(await this.repo.visibleAccounts(systemId, actor.parentId));
+  }
+
   /** Device mappings among `ids` whose child the parent may view, or manage. */
   async checkMappings(actor: SessionAuth, ids: readonly string[], need: ChildNeed): Promise<Set<string>> {
     const rows = await this.repo.mappingGrants(actor.householdId, actor.parentId, ids);
@@ -114,7 +122,7 @@ export class AccessService {
   async requireMapping(actor: SessionAuth, mappingId: string, need: ChildNeed): Promise<void> {
     const [row] = await this.repo.mappingGrants(actor.householdId, actor.parentId, [mappingId]);
     if (!row) throw notFound('The mapping');
-    this.requireLevel(actor, row, need);
+    this.requireLevel(actor, row, need, 'The mapping');
   }
 
   /** Approval requests among `ids` the parent may decide: those of a child they manage. */
@@ -132,7 +140,7 @@ export class AccessService {
     if (!row) throw notFound('The request');
     if (isAdmin(actor.role)) return;
     if (!row.managed_user_id) throw notFound('The request');
-    this.requireLevel(actor, row, 'manage');
+    this.requireLevel(actor, row, 'manage', 'The request');
   }
 
   /** Alerts among `ids` the parent may see: members only those of a child they may see. */
@@ -146,10 +154,14 @@ export class AccessService {
     return new Set(rows.filter((r) => satisfies(levelOf(r), need)).map((r) => r.id));
   }
 
-  private requireLevel(actor: SessionAuth, row: GrantRow, need: ChildNeed): void {
+  /**
+   * `what` names the object asked for: one of a child the parent may not see answers exactly as a
+   * missing one, word for word, so the answer never tells whether it exists.
+   */
+  private requireLevel(actor: SessionAuth, row: GrantRow, need: ChildNeed, what: string): void {
     if (isAdmin(actor.role)) return;
     const level = levelOf(row);
-    if (!level) throw notFound('The child');
+    if (!level) throw notFound(what);
     if (need === 'manage' && level !== 'manage') throw forbidden(CHILD_READ_ONLY);
   }
 }

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
 import type { AlertTable, Database } from '../../platform/db/schema.js';
 
 export interface AlertFilter {
@@ -13,36 +15,72 @@ export interface AlertFilter {
   limit: number;
 }
 
+/** The columns of an alert as lists show it, with its device's and child's names. */
+function alertsWithNames(db: Kysely<Database>) {
+  return db
+    .selectFrom('alert')
+    .leftJoin('agent_device', 'agent_device.system_id', 'alert.system_id')
+    .leftJoin('managed_user', 'managed_user.id', 'alert.managed_user_id')
+    .select([
+      'alert.id',
+      'alert.household_id',
+      'alert.kind',
+      'alert.system_id',
+      'agent_device.hostname',
+      'agent_device.display_name',
+      'alert.linux_username',
+      'alert.managed_user_id',
+      'managed_user.name as managed_user_name',
+      'alert.payload',
+      'alert.created_at',
+      'alert.acknowledged_at',
+    ]);
+}
+
+type AlertListRow = Awaited<ReturnType<ReturnType<typeof alertsWithNames>['execute']>>[number];
+
 export class AlertRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+  // The dashboard's reads for owners and admins, on every visit: prepared.
+  private readonly newestOfHousehold: Prepared<'household' | 'limit', AlertListRow>;
+  private readonly unreadOfHousehold: Prepared<'household', { n: number }>;
+
+  constructor(database: Db) {
+    this.db = database.kysely;
+    this.newestOfHousehold = new Prepared(database, (k, p) =>
+      alertsWithNames(k)
+        .where('alert.household_id', '=', p('household'))
+        .orderBy('alert.created_at', 'desc')
+        .orderBy('alert.id', 'desc')
+        .limit(p('limit') as unknown as number),
+    );
+    this.unreadOfHousehold = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('alert')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('household_id', '=', p('household'))
+        .where('acknowledged_at', 'is', null),
+    );
+  }
 
   async insert(row: AlertTable): Promise<void> {
     await this.db.insertInto('alert').values(row).execute();
   }
 
   private base() {
-    return this.db
-      .selectFrom('alert')
-      .leftJoin('agent_device', 'agent_device.system_id', 'alert.system_id')
-      .leftJoin('managed_user', 'managed_user.id', 'alert.managed_user_id')
-      .select([
-        'alert.id',
-        'alert.household_id',
-        'alert.kind',
-        'alert.system_id',
-        'agent_device.hostname',
-        'agent_device.display_name',
-        'alert.linux_username',
-        'alert.managed_user_id',
-        'managed_user.name as managed_user_name',
-        'alert.payload',
-        'alert.created_at',
-        'alert.acknowledged_at',
-      ]);
+    return alertsWithNames(this.db);
   }
 
   /** Newest first, keyset-paged on (created_at, id). */
-  list(filter: AlertFilter) {
+  list(filter: AlertFilter): Promise<AlertListRow[]> {
+    const unfiltered =
+      !filter.kind &&
+      !filter.managedUserId &&
+      !filter.systemId &&
+      !filter.unacknowledged &&
+      !filter.onlyChildren &&
+      !filter.before;
+    if (unfiltered) return this.newestOfHousehold.all({ household: filter.householdId, limit: filter.limit });
     let q = this.base().where('alert.household_id', '=', filter.householdId);
     if (filter.kind) q = q.where('alert.kind', '=', filter.kind);
     if (filter.managedUserId) q = q.where('alert.managed_user_id', '=', filter.managedUserId);
@@ -91,6 +129,8 @@ export class AlertRepository {
   }
 
   async countUnread(householdId: string, onlyChildren: string[] | null): Promise<number> {
+    if (!onlyChildren)
+      return Number((await this.unreadOfHousehold.first({ household: householdId }))?.n ?? 0);
     let q = this.db
       .selectFrom('alert')
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -16,9 +16,10 @@ import { newId } from '../../platform/crypto.js';
 import { HttpError, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
 import type { CounterStore } from '../../platform/rate-limit.js';
+import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { UserRepository } from '../users/repository.js';
-import type { AlertRepository } from './repository.js';
+import type { AlertFilter, AlertRepository } from './repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ALERT_WINDOW_MS = 60_000;
@@ -75,13 +76,30 @@ export class AlertService {
   /** Agent alerts dropped over a device's budget since start (a figure for tests and logs). */
   dropped = 0;
 
+  /**
+   * What every dashboard visit of an owner or admin reads: the household's newest alerts (unfiltered
+   * first page, by size) and its unread count. Read-only: never mutate. Any write to the household's
+   * alerts drops them, and so does a change of the names they show (a child's, a device's).
+   */
+  private readonly cachedNewest: CacheSpace<{ items: AlertView[]; next_cursor: string | null }>;
+  private readonly cachedUnread: CacheSpace<number>;
+
   constructor(
     private readonly alerts: AlertRepository,
     private readonly users: UserRepository,
     private readonly access: AccessService,
     private readonly events: EventPublisher,
     private readonly counters: CounterStore,
-  ) {}
+    private readonly cache: ReadCache,
+  ) {
+    this.cachedNewest = cache.space('alerts-newest');
+    this.cachedUnread = cache.space('alerts-unread');
+  }
+
+  /** After the household's alerts changed. */
+  private forget(householdId: string): Promise<void> {
+    return this.cache.invalidate(cacheTags.alerts(householdId));
+  }
 
   /** The child an account on a device belongs to, if it is mapped. */
   private async childOf(systemId: string, linuxUsername: string | undefined): Promise<string | null> {
@@ -110,6 +128,7 @@ export class AlertService {
       acknowledged_at: null,
     };
     await this.alerts.insert(row);
+    await this.forget(input.householdId);
     const stored = await this.alerts.get(input.householdId, row.id);
     if (!stored) throw new Error('alert vanished after insert');
     const view = alertView(stored);
@@ -214,16 +233,42 @@ export class AlertService {
 
   async list(actor: SessionAuth, query: AlertQuery) {
     const limit = query.limit ?? 50;
-    const rows = await this.alerts.list({
+    const onlyChildren = await this.access.visibleChildIds(actor);
+    const unfiltered =
+      !query.kind && !query.managed_user_id && !query.system_id && !query.unacknowledged && !query.before;
+    if (onlyChildren === null && unfiltered) {
+      const household = actor.householdId;
+      return this.cachedNewest.load(`${household}\u0000${limit}`, async () => {
+        const page = await this.readPage({ householdId: household, limit, onlyChildren });
+        return { value: page, tags: this.newestTags(household, page.items) };
+      });
+    }
+    return this.readPage({
       householdId: actor.householdId,
       kind: query.kind,
       managedUserId: query.managed_user_id,
       systemId: query.system_id,
       unacknowledged: query.unacknowledged,
-      onlyChildren: await this.access.visibleChildIds(actor),
+      onlyChildren,
       before: query.before ? decodeCursor(query.before) : undefined,
-      limit: limit + 1,
+      limit,
     });
+  }
+
+  /** The tags of a cached page: the household's alerts, and the names it shows. */
+  private newestTags(householdId: string, items: AlertView[]): string[] {
+    const devices = new Set(items.flatMap((i) => (i.system_id ? [cacheTags.device(i.system_id)] : [])));
+    return [
+      cacheTags.alerts(householdId),
+      cacheTags.allAlerts(),
+      cacheTags.children(householdId),
+      ...devices,
+    ];
+  }
+
+  private async readPage(filter: AlertFilter) {
+    const limit = filter.limit;
+    const rows = await this.alerts.list({ ...filter, limit: limit + 1 });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
@@ -235,22 +280,33 @@ export class AlertService {
   async acknowledge(actor: SessionAuth, id: string): Promise<AlertView> {
     if (!(await this.access.checkAlerts(actor, [id])).has(id)) throw notFound('The alert');
     await this.alerts.acknowledge(id, nowIso());
+    await this.forget(actor.householdId);
     const updated = await this.alerts.get(actor.householdId, id);
     if (!updated) throw notFound('The alert');
     return alertView(updated);
   }
 
   async unreadCount(actor: SessionAuth): Promise<number> {
-    return this.alerts.countUnread(actor.householdId, await this.access.visibleChildIds(actor));
+    const onlyChildren = await this.access.visibleChildIds(actor);
+    const household = actor.householdId;
+    if (onlyChildren !== null) return this.alerts.countUnread(household, onlyChildren);
+    return this.cachedUnread.load(household, async () => ({
+      value: await this.alerts.countUnread(household, null),
+      tags: [cacheTags.alerts(household), cacheTags.allAlerts()],
+    }));
   }
 
   async prune(actor: SessionAuth, olderThanDays: number): Promise<{ deleted: number }> {
     const cutoff = new Date(Date.now() - olderThanDays * DAY_MS).toISOString();
-    return { deleted: await this.alerts.pruneHousehold(actor.householdId, cutoff) };
+    const deleted = await this.alerts.pruneHousehold(actor.householdId, cutoff);
+    if (deleted) await this.forget(actor.householdId);
+    return { deleted };
   }
 
   /** Worker task: every household's alerts past the retention age. */
-  pruneOlderThan(days: number): Promise<number> {
-    return this.alerts.pruneAll(new Date(Date.now() - days * DAY_MS).toISOString());
+  async pruneOlderThan(days: number): Promise<number> {
+    const deleted = await this.alerts.pruneAll(new Date(Date.now() - days * DAY_MS).toISOString());
+    if (deleted) await this.cache.invalidate(cacheTags.allAlerts());
+    return deleted;
   }
 }

@@ -5,7 +5,7 @@ import { newId } from '../../platform/crypto.js';
 import type { ApprovalRequestTable } from '../../platform/db/schema.js';
 import { conflict, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
-import type { ReadCache } from '../../platform/read-cache.js';
+import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { ApprovalRepository } from './repository.js';
 import { domainOrFail, forgetMapping, onceGrantExpiry, parseObject, requireAccount } from './rules.js';
@@ -35,12 +35,17 @@ export function approvalView(row: RequestRow): ApprovalView {
 
 /** Approval requests other than sign-ups' own checks: agents ask, parents list and decide. */
 export class ApprovalService {
+  /** An owner's or admin's count of pending requests, by household (see countPending). */
+  private readonly cachedPending: CacheSpace<number>;
+
   constructor(
     private readonly repo: ApprovalRepository,
     private readonly access: AccessService,
     private readonly events: EventPublisher,
     private readonly cache: ReadCache,
-  ) {}
+  ) {
+    this.cachedPending = cache.space('approvals-pending');
+  }
 
   /** Agents ask for more time, an app, or an unblocked domain. */
   async requestOther(device: BearerDevice, body: AgentApprovalRequestBody) {
@@ -95,6 +100,7 @@ export class ApprovalService {
 
   /** Tells the household's dashboards that a request was created or decided. */
   async announce(householdId: string, id: string, kind: 'approval_created' | 'approval_decided') {
+    await this.cache.invalidate(cacheTags.approvals(householdId));
     const row = await this.repo.getRequest(householdId, id);
     if (row) this.events.publish(householdId, kind, approvalView(row));
   }
@@ -113,8 +119,18 @@ export class ApprovalService {
     return rows.map(approvalView);
   }
 
-  countPending(actor: SessionAuth): Promise<number> {
-    return this.access.visibleChildIds(actor).then((only) => this.repo.countPending(actor.householdId, only));
+  /**
+   * Requests waiting for this parent; an owner's or admin's count (every dashboard visit) is cached
+   * until a request of the household is created or decided (`announce`), or its children change.
+   */
+  async countPending(actor: SessionAuth): Promise<number> {
+    const only = await this.access.visibleChildIds(actor);
+    const household = actor.householdId;
+    if (only !== null) return this.repo.countPending(household, only);
+    return this.cachedPending.load(household, async () => ({
+      value: await this.repo.countPending(household, null),
+      tags: [cacheTags.approvals(household), cacheTags.children(household)],
+    }));
   }
 
   /** A request the parent may decide (see AccessService.requireApproval for the answers). */

@@ -1,49 +1,119 @@
 import type { DashboardView } from '@hearth/protocol';
 import type { SessionAuth } from '../../platform/access.js';
+import { cacheTags } from '../../platform/read-cache.js';
+import type { AccessService } from '../access/service.js';
 import type { AlertService } from '../alerts/service.js';
 import type { DeviceService } from '../devices/service.js';
 import type { UserService } from '../users/service.js';
 
-/** How many approval requests wait for this parent (the approvals feature supplies it). */
+/**
+ * How long an owner's or admin's dashboard of a household is answered again as assembled. Every
+ * change that comes with a live event or a cache invalidation drops it at once; what changes without
+ * either (a connected agent's last-seen time, the running total of today's use) shows at most this
+ * late — both are themselves written only every so often by the agents' reports.
+ */
+export const DASHBOARD_FRESH_MS = 1_000;
+const HOUSEHOLDS_KEPT = 10_000;
 
+/** Tags whose invalidation names the household it concerns, and those that may concern any. */
+const HOUSEHOLD_TAGS = [cacheTags.children(''), cacheTags.alerts(''), cacheTags.approvals('')];
+const ANY_HOUSEHOLD_TAGS = [cacheTags.device(''), cacheTags.mapping(''), cacheTags.allAlerts()];
+
+/** How many approval requests wait for this parent (the approvals feature supplies it). */
 export type PendingApprovalCounter = (actor: SessionAuth) => Promise<number>;
 
 export class DashboardService {
+  /** Per instance: each household's dashboard as owners and admins see it, and when it was read. */
+  private readonly assembled = new Map<string, { view: DashboardView; readAt: number }>();
+  /** Bumped by every drop: a dashboard read while one happened is not kept. */
+  private generation = 0;
+
   constructor(
+    private readonly access: AccessService,
     private readonly users: UserService,
     private readonly devices: DeviceService,
     private readonly alerts: AlertService,
     private readonly pendingApprovals: PendingApprovalCounter = async () => 0,
   ) {}
 
+  /** A live event of the household was published (heard on every instance): its dashboard changed. */
+  eventHeard(householdId: string): void {
+    this.generation++;
+    this.assembled.delete(householdId);
+  }
+
+  /** The read cache dropped these tags (`null`: everything), here or on another instance. */
+  cacheDropped(tags: readonly string[] | null): void {
+    this.generation++;
+    if (tags === null) {
+      this.assembled.clear();
+      return;
+    }
+    for (const tag of tags) {
+      const prefix = HOUSEHOLD_TAGS.find((p) => tag.startsWith(p));
+      if (prefix) this.assembled.delete(tag.slice(prefix.length));
+      else if (ANY_HOUSEHOLD_TAGS.some((p) => tag.startsWith(p))) this.assembled.clear();
+    }
+  }
+
+  /**
+   * The dashboard. Owners and admins of a household share one assembled view for up to
+   * DASHBOARD_FRESH_MS (see there); members' are read for them each time.
+   */
   async view(actor: SessionAuth): Promise<DashboardView> {
-    const [children, devices, recent, unread, approvals] = await Promise.all([
+    if ((await this.access.visibleChildIds(actor)) !== null) return this.read(actor);
+    const household = { id: actor.householdId, name: actor.householdName };
+    const kept = this.assembled.get(actor.householdId);
+    if (kept && Date.now() - kept.readAt < DASHBOARD_FRESH_MS) return { ...kept.view, household };
+    const generation = this.generation;
+    const readAt = Date.now();
+    const view = await this.read(actor);
+    if (generation === this.generation) {
+      this.assembled.delete(actor.householdId);
+      if (this.assembled.size >= HOUSEHOLDS_KEPT) {
+        const oldest = this.assembled.keys().next().value;
+        if (oldest !== undefined) this.assembled.delete(oldest);
+      }
+      this.assembled.set(actor.householdId, { view, readAt });
+    }
+    return view;
+  }
+
+  /**
+   * A fixed number of reads whatever the size of the household: a child's use today comes from one
+   * grouped read for all children, and whether a child is online from the devices list, which holds
+   * every device mapped to a child the parent sees.
+   */
+  private async read(actor: SessionAuth): Promise<DashboardView> {
+    const [children, devices, recent, unread, approvals, usedToday] = await Promise.all([
       this.users.list(actor),
       this.devices.list(actor, false),
       this.alerts.list(actor, { limit: 10 }),
       this.alerts.unreadCount(actor),
       this.pendingApprovals(actor),
+      this.users.usedToday(actor),
     ]);
-    const users = await Promise.all(
-      children.map(async (child) => {
-        const usage = await this.users.usage(actor, child.id);
-        return {
-          id: child.id,
-          name: child.name,
-          online: usage.online,
-          used_seconds_today: usage.used_seconds_today,
-          remaining_seconds: usage.remaining_seconds,
-        };
-      }),
-    );
+    const online = new Set<string>();
+    let pendingDevices = 0;
+    for (const d of devices) {
+      if (d.online) online.add(d.system_id);
+      if (d.status === 'pending') pendingDevices++;
+    }
     return {
       household: { id: actor.householdId, name: actor.householdName },
       counts: {
-        pending_devices: devices.filter((d) => d.status === 'pending').length,
+        pending_devices: pendingDevices,
         pending_approvals: approvals,
         unread_alerts: unread,
       },
-      users,
+      users: children.map((child) => ({
+        id: child.id,
+        name: child.name,
+        online: child.mappings.some((m) => online.has(m.system_id)),
+        used_seconds_today: usedToday.get(child.id) ?? 0,
+        // Allowances arrive with weekly schedules; until a child has one there is no limit.
+        remaining_seconds: null,
+      })),
       devices,
       recent_alerts: recent.items,
     };

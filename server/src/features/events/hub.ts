@@ -1,20 +1,41 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import type { SessionAuth } from '../../platform/access.js';
 import type { Bus } from '../../platform/bus.js';
 import { EVENTS_CHANNEL, eventTime, type HouseholdEvent } from '../../platform/events.js';
+import { cacheTags } from '../../platform/read-cache.js';
 
 /** Who a stream is for: owners and admins see everything; members what concerns their children. */
 export interface StreamAudience {
-  sessionId: string;
   /** Children a member may see; null for owners and admins. */
   children: Set<string> | null;
   /** Devices mapped to those children; null for owners and admins. */
   devices: Set<string> | null;
 }
 
-interface Stream extends StreamAudience {
+/**
+ * What a session's parent may hear now, read afresh (role and grants as they are in the database);
+ * null once the session may hear nothing: signed out, the parent removed, or their password changed.
+ */
+export type AudienceOf = (actor: SessionAuth) => Promise<StreamAudience | null>;
+
+interface Stream {
+  actor: SessionAuth;
   res: ServerResponse;
+  audience: StreamAudience;
+  /**
+   * Events held while the audience is being read (at open, and after a change of who may see what):
+   * they are written, or not, once the new audience is known. Null when nothing is being read.
+   */
+  held: HouseholdEvent[] | null;
+  /** Bumped by each read of the audience: only the latest one settles the stream. */
+  reads: number;
 }
+
+const NOBODY: StreamAudience = { children: new Set(), devices: new Set() };
+const SESSION_TAG = cacheTags.session('');
+const PARENT_TAG = cacheTags.parent('');
+const CHILDREN_TAG = cacheTags.children('');
 
 export interface EventHubOptions {
   /** Events kept per household for Last-Event-ID resume. */
@@ -37,6 +58,7 @@ function frame(event: HouseholdEvent): string {
 export class EventHub {
   private readonly recent = new Map<string, HouseholdEvent[]>();
   private readonly streams = new Map<string, Set<Stream>>();
+  private readonly listeners: ((householdId: string) => void)[] = [];
   private unsubscribe: (() => Promise<void>) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly options: EventHubOptions;
@@ -46,15 +68,22 @@ export class EventHub {
     private readonly log: FastifyBaseLogger,
     /** Whether a session still exists: a stream ends within a heartbeat once its session does. */
     private readonly sessionAlive: (sessionId: string) => Promise<boolean>,
+    /** Who a stream's parent may hear: read when it opens and again when their access changes. */
+    private readonly audienceOf: AudienceOf,
     options: Partial<EventHubOptions> = {},
   ) {
     this.options = { ...DEFAULTS, ...options };
   }
 
   async start(): Promise<void> {
-    this.unsubscribe = await this.bus.subscribe(EVENTS_CHANNEL, (m) => this.onEvent(m as HouseholdEvent));
+    this.unsubscribe = await this.bus.subscribe(EVENTS_CHANNEL, (m) => this.heard(m as HouseholdEvent));
     this.heartbeat = setInterval(() => this.beat(), this.options.heartbeatMs);
     this.heartbeat.unref();
+  }
+
+  /** Hears that a household had a live event, on every instance (what kept views of it follow). */
+  onEvent(listener: (householdId: string) => void): void {
+    this.listeners.push(listener);
   }
 
   get openStreams(): number {
@@ -63,8 +92,9 @@ export class EventHub {
     return n;
   }
 
-  private onEvent(event: HouseholdEvent): void {
+  private heard(event: HouseholdEvent): void {
     if (!event?.household_id || !event.id) return;
+    for (const listener of this.listeners) listener(event.household_id);
     let list = this.recent.get(event.household_id);
     if (list) this.recent.delete(event.household_id);
     else list = [];
@@ -79,24 +109,85 @@ export class EventHub {
     if (!streams) return;
     // Encoded once, written to every stream.
     const bytes = Buffer.from(frame(event));
-    for (const stream of streams) if (this.visible(stream, event)) stream.res.write(bytes);
+    for (const stream of streams) {
+      if (stream.held) this.hold(stream, event);
+      else if (this.visible(stream, event)) stream.res.write(bytes);
+    }
   }
 
   private visible(stream: Stream, event: HouseholdEvent): boolean {
-    if (!stream.children) return true;
+    const { children, devices } = stream.audience;
+    if (!children) return true;
     const child = 'managed_user_id' in event.data ? event.data.managed_user_id : undefined;
-    if (typeof child === 'string') return stream.children.has(child);
+    if (typeof child === 'string') return children.has(child);
     const device = 'system_id' in event.data ? event.data.system_id : undefined;
-    return typeof device === 'string' && !!stream.devices?.has(device);
+    return typeof device === 'string' && !!devices?.has(device);
   }
 
-  /** Starts a stream on a raw response: headers, missed events since `lastEventId`, then live events. */
-  open(
-    householdId: string,
-    res: ServerResponse,
-    audience: StreamAudience,
-    lastEventId: string | undefined,
-  ): void {
+  private hold(stream: Stream, event: HouseholdEvent): void {
+    const held = stream.held ?? [];
+    stream.held = held;
+    held.push(event);
+    // A read that takes this long has failed in all but name: the client reconnects and resumes.
+    if (held.length > 2 * this.options.replay) stream.res.end();
+  }
+
+  /**
+   * Who may see what changed: a parent's role or grants, a session, or a household's children or
+   * mappings. It hears the read cache's invalidations, which every such write makes after it commits
+   * and which reach every instance over the bus, ahead of any event published after the write; `null`
+   * means anything may have changed (the bus came back after a break). Each stream concerned holds
+   * its events, reads its audience afresh, and then writes only what the new audience may see — or
+   * ends, when the session may see nothing any more.
+   */
+  accessChanged(tags: readonly string[] | null): void {
+    if (tags === null) {
+      for (const set of this.streams.values()) for (const stream of set) this.readAudience(stream);
+      return;
+    }
+    for (const tag of tags) {
+      if (tag.startsWith(CHILDREN_TAG)) {
+        for (const stream of this.streams.get(tag.slice(CHILDREN_TAG.length)) ?? [])
+          this.readAudience(stream);
+      } else if (tag.startsWith(PARENT_TAG) || tag.startsWith(SESSION_TAG)) {
+        const parent = tag.startsWith(PARENT_TAG) ? tag.slice(PARENT_TAG.length) : null;
+        const session = parent === null ? tag.slice(SESSION_TAG.length) : null;
+        for (const set of this.streams.values())
+          for (const stream of set)
+            if (stream.actor.parentId === parent || stream.actor.sessionId === session)
+              this.readAudience(stream);
+      }
+    }
+  }
+
+  private readAudience(stream: Stream): void {
+    const read = ++stream.reads;
+    stream.held ??= [];
+    this.audienceOf(stream.actor).then(
+      (audience) => {
+        if (read !== stream.reads || stream.res.writableEnded) return;
+        const held = stream.held ?? [];
+        stream.held = null;
+        if (!audience) {
+          stream.res.end();
+          return;
+        }
+        stream.audience = audience;
+        for (const event of held) if (this.visible(stream, event)) stream.res.write(frame(event));
+      },
+      (err) => {
+        this.log.warn({ err }, 'could not read a stream audience; ending the stream');
+        stream.res.end();
+      },
+    );
+  }
+
+  /**
+   * Starts a stream on a raw response: headers at once; then, once the parent's audience is read,
+   * the missed events since `lastEventId` and the live ones it may see (held meanwhile).
+   */
+  open(actor: SessionAuth, res: ServerResponse, lastEventId: string | undefined): void {
+    const householdId = actor.householdId;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -104,13 +195,12 @@ export class EventHub {
       'x-accel-buffering': 'no',
     });
     res.write('retry: 3000\n\n');
-    const stream: Stream = { res, ...audience };
+    const stream: Stream = { actor, res, audience: NOBODY, held: [], reads: 0 };
     if (lastEventId) {
       const list = this.recent.get(householdId) ?? [];
       const at = list.findIndex((e) => e.id === lastEventId);
       const since = eventTime(lastEventId);
-      const missed = at >= 0 ? list.slice(at + 1) : list.filter((e) => eventTime(e.id) > since);
-      for (const event of missed) if (this.visible(stream, event)) res.write(frame(event));
+      stream.held = at >= 0 ? list.slice(at + 1) : list.filter((e) => eventTime(e.id) > since);
     }
     let set = this.streams.get(householdId);
     if (!set) {
@@ -125,6 +215,7 @@ export class EventHub {
     };
     res.on('close', remove);
     res.on('error', remove);
+    this.readAudience(stream);
   }
 
   private beat(): void {
@@ -132,9 +223,9 @@ export class EventHub {
     for (const set of this.streams.values()) {
       for (const stream of set) {
         stream.res.write(': heartbeat\n\n');
-        const list = sessions.get(stream.sessionId) ?? [];
+        const list = sessions.get(stream.actor.sessionId) ?? [];
         list.push(stream);
-        sessions.set(stream.sessionId, list);
+        sessions.set(stream.actor.sessionId, list);
       }
     }
     for (const [sessionId, streams] of sessions) {

@@ -3,7 +3,7 @@ import { requireSession } from '../../platform/access.js';
 import type { Services } from '../../services.js';
 import type { HearthApp } from '../../types.js';
 
-export function eventRoutes(app: HearthApp, { eventHub, access }: Services): void {
+export function eventRoutes(app: HearthApp, { eventHub }: Services): void {
   app.get(
     '/api/dashboard/events',
     {
@@ -17,18 +17,10 @@ export function eventRoutes(app: HearthApp, { eventHub, access }: Services): voi
     },
     async (request, reply) => {
       const actor = requireSession(request);
-      const childIds = await access.visibleChildIds(actor);
-      const deviceIds = await access.visibleDeviceIds(actor);
-      const children = childIds && new Set(childIds);
-      const visibleDevices = deviceIds && new Set(deviceIds);
       const lastEventId = request.headers['last-event-id'];
       reply.hijack();
-      eventHub.open(
-        actor.householdId,
-        reply.raw,
-        { sessionId: actor.sessionId, children, devices: visibleDevices },
-        typeof lastEventId === 'string' ? lastEventId : undefined,
-      );
+      // The hub reads who the parent may hear, and reads it again whenever that changes.
+      eventHub.open(actor, reply.raw, typeof lastEventId === 'string' ? lastEventId : undefined);
     },
   );
 }

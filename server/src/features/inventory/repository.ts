@@ -113,10 +113,27 @@ export class InventoryRepository {
       .execute();
   }
 
-  deviceApps(systemId: string, linuxUsername?: string) {
+  /** A device's apps, of every account or only of `accounts`. */
+  deviceApps(systemId: string, accounts?: readonly string[]) {
     let q = this.db.selectFrom('device_installed_application').selectAll().where('system_id', '=', systemId);
-    if (linuxUsername) q = q.where('linux_username', '=', linuxUsername);
+    if (accounts) {
+      if (!accounts.length) return Promise.resolve([]);
+      q = q.where('linux_username', 'in', accounts);
+    }
     return q.orderBy('application_name').orderBy('identifier').orderBy('linux_username').execute();
+  }
+
+  /** The most recent report among these accounts of a device. */
+  latestReport(systemId: string, accounts: readonly string[]) {
+    if (!accounts.length) return Promise.resolve(undefined);
+    return this.db
+      .selectFrom('installed_apps_report')
+      .select(['report_hash', 'reported_at'])
+      .where('system_id', '=', systemId)
+      .where('linux_username', 'in', accounts)
+      .orderBy('reported_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
   }
 
   /** Apps on the accounts mapped to a child, across all their devices. */

@@ -174,18 +174,29 @@ export class InventoryService {
     return row ? Buffer.from(row.data_base64, 'base64') : null;
   }
 
+  /**
+   * A device's apps. A member reads only the accounts mapped to a child they may see: on a shared
+   * device a sibling's account (or an unmapped one) answers exactly as an account that never
+   * reported, so the answer does not tell whether it exists.
+   */
   async deviceInventory(actor: SessionAuth, systemId: string, linuxUsername?: string) {
     const device = await this.devices.loadDevice(actor, systemId, 'view');
-    const rows = await this.repo.deviceApps(systemId, linuxUsername);
-    const report = linuxUsername ? await this.repo.reportOf(systemId, linuxUsername) : null;
+    const visible = await this.access.visibleAccounts(actor, systemId);
+    let accounts: string[] | undefined = linuxUsername === undefined ? undefined : [linuxUsername];
+    if (visible) accounts = (accounts ?? [...visible]).filter((a) => visible.has(a));
+    const rows = await this.repo.deviceApps(systemId, accounts);
+    // The report stamp of the accounts read: the device's own when they are all of its accounts.
+    const report =
+      accounts === undefined
+        ? {
+            reported_at: device.installed_apps_reported_at ?? null,
+            report_hash: device.installed_apps_report_hash ?? null,
+          }
+        : await this.repo.latestReport(systemId, accounts);
     return {
       system_id: systemId,
-      reported_at: linuxUsername
-        ? (report?.reported_at ?? null)
-        : (device.installed_apps_reported_at ?? null),
-      report_hash: linuxUsername
-        ? (report?.report_hash ?? null)
-        : (device.installed_apps_report_hash ?? null),
+      reported_at: report?.reported_at ?? null,
+      report_hash: report?.report_hash ?? null,
       count: rows.length,
       items: rows.map((r) => ({
         linux_username: r.linux_username,

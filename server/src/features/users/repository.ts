@@ -21,8 +21,26 @@ export class UserRepository {
   // The children list is the dashboard's most frequent read: prepared, one statement for a household.
   private readonly householdChildren: Prepared<'household', ChildWithMappingRow>;
 
+  // The dashboard's use of today, per child: prepared too.
+  private readonly householdUsage: Prepared<
+    'household' | 'date',
+    { managed_user_id: string; seconds: number }
+  >;
+
   constructor(database: Db) {
     this.db = database.kysely;
+    this.householdUsage = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('managed_user as c')
+        .innerJoin('device_mapping as m', 'm.managed_user_id', 'c.id')
+        .innerJoin('usage_day as u', (j) =>
+          j.onRef('u.system_id', '=', 'm.system_id').onRef('u.linux_username', '=', 'm.linux_username'),
+        )
+        .select((eb) => ['m.managed_user_id', eb.fn.sum<number>('u.seconds_used').as('seconds')])
+        .where('c.household_id', '=', p('household'))
+        .where('u.date', '=', p('date'))
+        .groupBy('m.managed_user_id'),
+    );
     this.householdChildren = new Prepared(database, (k, p) =>
       k
         .selectFrom('managed_user as u')
@@ -182,20 +200,26 @@ export class UserRepository {
     await this.db.insertInto('device_mapping').values(row).execute();
   }
 
-  usageOn(pairs: { system_id: string; linux_username: string }[], fromDate: string, toDate: string) {
-    if (!pairs.length) return Promise.resolve([]);
+  /**
+   * A child's use between two days (inclusive), per mapped account and day: one join over the child's
+   * mappings, whatever their number (never one condition per mapping).
+   */
+  usageOfChild(userId: string, fromDate: string, toDate: string) {
     return this.db
-      .selectFrom('usage_day')
-      .select(['system_id', 'linux_username', 'date', 'seconds_used'])
-      .where('date', '>=', fromDate)
-      .where('date', '<=', toDate)
-      .where((eb) =>
-        eb.or(
-          pairs.map((p) =>
-            eb.and([eb('system_id', '=', p.system_id), eb('linux_username', '=', p.linux_username)]),
-          ),
-        ),
+      .selectFrom('device_mapping as m')
+      .innerJoin('usage_day as u', (j) =>
+        j.onRef('u.system_id', '=', 'm.system_id').onRef('u.linux_username', '=', 'm.linux_username'),
       )
+      .select(['u.system_id', 'u.linux_username', 'u.date', 'u.seconds_used'])
+      .where('m.managed_user_id', '=', userId)
+      .where('u.date', '>=', fromDate)
+      .where('u.date', '<=', toDate)
       .execute();
+  }
+
+  /** Seconds used on one day by each child of a household (children without use are absent). */
+  async usageOfHousehold(householdId: string, date: string): Promise<Map<string, number>> {
+    const rows = await this.householdUsage.all({ household: householdId, date });
+    return new Map(rows.map((r) => [r.managed_user_id, Number(r.seconds)]));
   }
 }

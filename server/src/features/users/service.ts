@@ -196,6 +196,10 @@ export class UserService {
     await this.access.requireChild(actor, userId, 'manage');
     const device = await this.devices.get(actor.householdId, body.system_id);
     if (!device) throw notFound('The device');
+    // Mapping gives the rights of a device's sensitive routes (approve, clear the clock lock), so it
+    // needs them: owner or admin, or managing a child already mapped to the device. So only an owner
+    // or admin maps a device no child uses yet (new or pending) or one only other children use.
+    await this.access.requireLoadedDevice(actor, device, 'sensitive');
     const linuxUsername = body.linux_username.trim();
     const existing = await this.users.findMapping(device.system_id, linuxUsername);
     if (existing) {
@@ -293,13 +297,13 @@ export class UserService {
     await this.access.requireChild(actor, userId, 'view');
     const mappings = await this.users.mappingsOf([userId]);
     const today = utcDay();
-    const rows = await this.users.usageOn(mappings, today, today);
+    const used = new Map<string, number>();
+    for (const r of await this.users.usageOfChild(userId, today, today))
+      used.set(`${r.system_id}\u0000${r.linux_username}`, Number(r.seconds_used));
     const devices = mappings.map((m) => ({
       system_id: m.system_id,
       linux_username: m.linux_username,
-      seconds_used:
-        rows.find((r) => r.system_id === m.system_id && r.linux_username === m.linux_username)
-          ?.seconds_used ?? 0,
+      seconds_used: used.get(`${m.system_id}\u0000${m.linux_username}`) ?? 0,
     }));
     return {
       user_id: userId,
@@ -313,13 +317,27 @@ export class UserService {
     };
   }
 
+  /**
+   * Seconds each child the parent may see used today, for the dashboard: one grouped read for the
+   * household, whatever the number of children and mappings.
+   */
+  async usedToday(actor: SessionAuth): Promise<Map<string, number>> {
+    const [visible, used] = await Promise.all([
+      this.access.visibleChildIds(actor),
+      this.users.usageOfHousehold(actor.householdId, utcDay()),
+    ]);
+    if (visible === null) return used;
+    const seen = new Set(visible);
+    for (const id of used.keys()) if (!seen.has(id)) used.delete(id);
+    return used;
+  }
+
   async stats(actor: SessionAuth, userId: string, days: number): Promise<StatsView> {
     await this.access.requireChild(actor, userId, 'view');
-    const mappings = await this.users.mappingsOf([userId]);
     const now = Date.now();
     const dates = Array.from({ length: days }, (_, i) => utcDay(new Date(now - (days - 1 - i) * DAY_MS)));
-    const rows = await this.users.usageOn(
-      mappings,
+    const rows = await this.users.usageOfChild(
+      userId,
       dates[0] ?? utcDay(),
       dates[dates.length - 1] ?? utcDay(),
     );

@@ -5,6 +5,7 @@ import * as alertsWorker from './0003-alerts-worker.js';
 import * as approvals from './0004-approvals.js';
 import * as installedApps from './0005-installed-apps.js';
 import * as decisions from './0006-decisions.js';
+import * as access from './0007-access.js';
 
 /** Every migration, in order. A landed migration is never edited: add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004-approvals': approvals,
   '0005-installed-apps': installedApps,
   '0006-decisions': decisions,
+  '0007-access': access,
 };
