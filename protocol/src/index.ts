@@ -24,3 +24,4 @@ export * from './rest/devices.js';
 export * from './rest/inventory.js';
 export * from './rest/parents.js';
 export * from './rest/users.js';
+export * from './time/types.js';

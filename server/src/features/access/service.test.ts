@@ -75,6 +75,7 @@ describe('object access', () => {
         name: id,
         overlay_age_tier: null,
         overlay_parent_note: null,
+        paused_until: null,
         created_at: AT,
         updated_at: AT,
       });

@@ -173,6 +173,8 @@ export class ApprovalService {
         seconds: minutes * 60,
         source_request_id: id,
         created_at: at,
+        note: null,
+        created_by: actor.parentId,
       });
     } else {
       if (!row.mapping_id)

@@ -162,6 +162,7 @@ export class UserService {
       overlay_parent_note: cleanNote(input.overlay_parent_note) ?? null,
       created_at: at,
       updated_at: at,
+      paused_until: null,
     };
     await this.users.insert(row);
     await this.cache.invalidate(cacheTags.children(actor.householdId));

@@ -8,6 +8,8 @@ export interface HouseholdTable {
   name: string;
   enrollment_token: string;
   created_at: string;
+  /** IANA time zone the days, limits and windows are read in (DESIGN §10). */
+  timezone: Generated<string>;
 }
 
 export interface ParentTable {
@@ -46,6 +48,8 @@ export interface ManagedUserTable {
   overlay_parent_note: string | null;
   created_at: string;
   updated_at: string;
+  /** The pause on all devices: an ISO instant, "indefinite", or null when not paused. */
+  paused_until: string | null;
 }
 
 export interface AgentDeviceTable {
@@ -180,6 +184,42 @@ export interface TimeAdjustmentTable {
   seconds: number;
   source_request_id: string | null;
   created_at: string;
+  note: string | null;
+  created_by: string | null;
+}
+
+/** A child's weekly schedule (DESIGN §10); `version` rises with every change a device must hear of. */
+export interface TimeScheduleTable {
+  managed_user_id: string;
+  household_id: string;
+  version: number;
+  /** JSON {monday … sunday: {limit_minutes, windows}}. */
+  days: string;
+  updated_at: string;
+  updated_by: string | null;
+}
+
+/** Delivery of set_time_policy to one mapped (device, account). */
+export interface TimePolicySyncTable {
+  mapping_id: string;
+  managed_user_id: string;
+  system_id: string;
+  version: number;
+  status: 'synced' | 'pending' | 'failed' | 'unsupported';
+  applied_version: number | null;
+  last_attempt_at: string | null;
+  error: string | null;
+}
+
+/** A day's running total of one application on one account (usage_report `apps`). */
+export interface UsageAppDayTable {
+  system_id: string;
+  linux_username: string;
+  date: string;
+  identifier: string;
+  match_type: string;
+  seconds: number;
+  updated_at: string;
 }
 
 export interface UserOnlineAccountTable {
@@ -252,6 +292,9 @@ export interface Database {
   approval_request: ApprovalRequestTable;
   approval_grant: ApprovalGrantTable;
   time_adjustment: TimeAdjustmentTable;
+  time_schedule: TimeScheduleTable;
+  time_policy_sync: TimePolicySyncTable;
+  usage_app_day: UsageAppDayTable;
   user_online_account: UserOnlineAccountTable;
   installed_apps_report: InstalledAppsReportTable;
   device_installed_application: DeviceInstalledApplicationTable;
