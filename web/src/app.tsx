@@ -16,9 +16,11 @@ import { DevicesPage } from './pages/devices/devices-page';
 import { LoginPage, returnPath } from './pages/login-page';
 import { NotFoundPage } from './pages/not-found-page';
 import { OnlineAccountsPage } from './pages/online-accounts-page';
+import { RoutinePage } from './pages/routine/routine-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { SetupPage } from './pages/setup-page';
 import { SignupPage } from './pages/signup-page';
+import { UsagePage } from './pages/usage/usage-page';
 import { useSession } from './session';
 
 function StartupScreen({ children }: { children: ReactNode }) {
@@ -113,6 +115,8 @@ export function App() {
         <Route path="children" element={<ChildrenPage />} />
         <Route path="children/:id" element={<ChildPage />} />
         <Route path="children/:id/apps" element={<ChildAppsPage />} />
+        <Route path="children/:id/routine" element={<RoutinePage />} />
+        <Route path="children/:id/usage" element={<UsagePage />} />
         <Route path="access-requests" element={<AccessRequestsPage />} />
         <Route path="online-accounts" element={<OnlineAccountsPage />} />
         <Route path="alerts" element={<AlertsPage />} />

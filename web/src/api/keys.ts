@@ -12,6 +12,13 @@ export const keys = {
   users: () => ['users'] as const,
   user: (id: string) => ['user', id] as const,
   usage: (id: string) => ['user', id, 'usage'] as const,
+  /** The child's weekly schedule (`GET /api/managed-users/<id>/schedule`). */
+  schedule: (id: string) => ['user', id, 'schedule'] as const,
+  /** Whether each of the child's devices applied the latest schedule (`GET /api/schedule-sync-status/<id>`). */
+  scheduleSync: (id: string) => ['user', id, 'schedule-sync'] as const,
+  /** The child's statistics, all ranges (`['user', id, 'stats', days]` below it). */
+  allStats: (id: string) => ['user', id, 'stats'] as const,
+  stats: (id: string, days: number) => ['user', id, 'stats', days] as const,
   /** The child's mapping check (`GET /users/validate/<id>`). */
   validation: (id: string) => ['user', id, 'validation'] as const,
   childApps: (id: string) => ['user', id, 'installed-apps'] as const,

@@ -3,6 +3,7 @@
 import { type QueryClient, type QueryKey, useMutation, useQueryClient } from '@tanstack/react-query';
 import { type ApiError, api } from './client';
 import { keys } from './keys';
+import type { ModifyTimeAnswer, ScheduleView, TimeUsageView, WeeklyDays } from './time';
 import type { CommandOutcome, DeviceView, ManagedUserView, MappingView, ParentView } from './types';
 
 const enc = encodeURIComponent;
@@ -166,3 +167,69 @@ export const useRemoveParent = () =>
     (id: string) => api.delete<Deleted>(`/api/household/parents/${enc(id)}`),
     () => [keys.parents()],
   );
+
+// Time (DESIGN §10). A change to the schedule, the day's minutes or a pause changes the child's figures
+// today, the sync state of each device, the dashboard's card and (for today's bar) the statistics.
+const timeKeys = (childId: string) => [
+  keys.usage(childId),
+  keys.scheduleSync(childId),
+  keys.allStats(childId),
+  keys.dashboard(),
+];
+
+/** Saves the days given (a day left out is unchanged); the answer is written into the schedule's cache. */
+export function useSaveSchedule(childId: string) {
+  const cache = useQueryClient();
+  return useMutation<ScheduleView, ApiError, Partial<WeeklyDays>>({
+    mutationFn: (days) =>
+      api.post<ScheduleView>('/weekly-schedule/update', { managed_user_id: childId, days }),
+    onSuccess: (answer) => {
+      cache.setQueryData(keys.schedule(childId), answer);
+      for (const queryKey of timeKeys(childId)) void cache.invalidateQueries({ queryKey });
+    },
+  });
+}
+
+/**
+ * Adds (or, negative, takes) minutes of today's time. The new remaining time shows at once from the
+ * answer, before the figures are fetched again.
+ */
+export function useModifyTime(childId: string) {
+  const cache = useQueryClient();
+  return useMutation<ModifyTimeAnswer, ApiError, { minutes: number }>({
+    mutationFn: ({ minutes }) =>
+      api.post<ModifyTimeAnswer>('/api/modify-time', { managed_user_id: childId, minutes }),
+    onSuccess: (answer) => {
+      cache.setQueryData<TimeUsageView>(keys.usage(childId), (current) =>
+        current && current.date === answer.date
+          ? {
+              ...current,
+              remaining_seconds: answer.remaining_seconds,
+              adjustment_seconds: answer.adjustment_minutes * 60,
+            }
+          : current,
+      );
+      for (const queryKey of timeKeys(childId)) void cache.invalidateQueries({ queryKey });
+    },
+  });
+}
+
+export type PauseRequest = { action: 'pause'; minutes?: number } | { action: 'resume' };
+
+/** Pauses the child on every device (for some minutes, or until resumed) or resumes them. */
+export function usePauseChild(childId: string) {
+  const cache = useQueryClient();
+  return useMutation<TimeUsageView, ApiError, PauseRequest>({
+    mutationFn: (request) =>
+      request.action === 'pause'
+        ? api.post<TimeUsageView>(
+            `/api/managed-users/${enc(childId)}/pause`,
+            request.minutes === undefined ? {} : { minutes: request.minutes },
+          )
+        : api.post<TimeUsageView>(`/api/managed-users/${enc(childId)}/resume`),
+    onSuccess: (answer) => {
+      cache.setQueryData(keys.usage(childId), answer);
+      for (const queryKey of timeKeys(childId)) void cache.invalidateQueries({ queryKey });
+    },
+  });
+}

@@ -13,7 +13,6 @@ import type {
   ParentList,
   ProvisioningConfig,
   TaskStatusView,
-  UsageView,
   UserList,
   ValidationView,
 } from './types';
@@ -24,9 +23,6 @@ export const useUsers = (): Resource<UserList> => useResource(keys.users(), '/ap
 
 export const useUser = (id: string): Resource<ManagedUserView> =>
   useResource(keys.user(id), `/api/user/${enc(id)}`);
-
-export const useUsage = (id: string): Resource<UsageView> =>
-  useResource(keys.usage(id), `/api/user/${enc(id)}/usage`);
 
 export const useValidation = (id: string): Resource<ValidationView> =>
   useResource(keys.validation(id), `/users/validate/${enc(id)}`);

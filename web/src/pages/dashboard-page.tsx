@@ -16,11 +16,13 @@ import {
 import type { ComponentType } from 'react';
 import { Link } from 'react-router-dom';
 import { useDashboard, useUsers } from '../api/resources';
+import { useTimeUsage } from '../api/time';
 import type { DashboardView, ManagedUserView } from '../api/types';
 import { AlertItem } from '../components/alert-item';
 import { ChildAvatar, ChildTierLine } from '../components/child-bits';
 import { IconBell, IconChevronRight, IconDevices, IconHeart, IconInbox, IconPlus } from '../components/icons';
 import { ErrorAlert, PageHeader } from '../components/page';
+import { pausedUntilText, StateBadge } from '../components/time-bits';
 import { formatMinutes } from '../labels';
 import { useSession, useSignedIn } from '../session';
 
@@ -80,6 +82,7 @@ function CountCard({
 }
 
 function ChildCard({ child, status }: { child: ManagedUserView; status: ChildStatus | undefined }) {
+  const usage = useTimeUsage(child.id).data;
   return (
     <Card withBorder radius="lg" padding="lg" data-testid="child-card">
       <Stack gap="md" h="100%" justify="space-between">
@@ -103,6 +106,16 @@ function ChildCard({ child, status }: { child: ManagedUserView; status: ChildSta
               ) : null}
             </Group>
             <ChildTierLine child={child} />
+            {usage ? (
+              <Group gap={6}>
+                <StateBadge state={usage.state} />
+                {usage.state === 'paused' ? (
+                  <Text size="xs" c="dimmed">
+                    {pausedUntilText(usage)}
+                  </Text>
+                ) : null}
+              </Group>
+            ) : null}
           </Stack>
         </Group>
         <SimpleGrid cols={2} spacing="sm" className="hearth-today" data-testid="child-today">

@@ -1,28 +1,120 @@
-import { Badge, Card, Group, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { useUsage } from '../../api/resources';
-import type { ManagedUserView, UsageView } from '../../api/types';
+import {
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Divider,
+  Group,
+  Progress,
+  Skeleton,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useState } from 'react';
+import { Link } from 'react-router-dom';
+import { messageOf } from '../../api/client';
+import { useModifyTime } from '../../api/mutations';
+import { type TimeUsageView, useTimeUsage } from '../../api/time';
+import type { ManagedUserView } from '../../api/types';
 import { IconClock } from '../../components/icons';
 import { ErrorAlert } from '../../components/page';
+import {
+  ChildPauseControls,
+  clockTime,
+  pausedUntilText,
+  StateBadge,
+  SyncList,
+  usageLine,
+} from '../../components/time-bits';
 import { formatMinutes } from '../../labels';
 
-export function usageSummary(usage: UsageView): string {
-  const used = `Used today: ${formatMinutes(usage.used_seconds_today)}`;
-  if (usage.limit_seconds === null) return `${used} · No limit set`;
-  const left = usage.remaining_seconds ?? Math.max(0, usage.limit_seconds - usage.used_seconds_today);
-  return `${used} · ${formatMinutes(left)} left of ${formatMinutes(usage.limit_seconds)}`;
+const CHANGES = [
+  { minutes: 15, label: '+15 min' },
+  { minutes: 30, label: '+30 min' },
+  { minutes: 60, label: '+60 min' },
+  { minutes: -15, label: '−15 min' },
+] as const;
+
+function nextChangeText(usage: TimeUsageView): string | null {
+  if (!usage.next_change_at) return null;
+  const at = clockTime(usage.next_change_at);
+  switch (usage.state) {
+    case 'ok':
+      return `Allowed until ${at}`;
+    case 'sleep':
+      return `Allowed again at ${at}`;
+    case 'locked':
+      return `Allowed again at ${at}`;
+    default:
+      return null;
+  }
+}
+
+/** +15 / +30 / +60 minutes today and "take 15 minutes away", with the new figure at once. */
+function TimeButtons({ child }: { child: ManagedUserView }) {
+  const change = useModifyTime(child.id);
+  const [said, setSaid] = useState<string | null>(null);
+
+  const press = async (minutes: number) => {
+    setSaid(null);
+    try {
+      const answer = await change.mutateAsync({ minutes });
+      const what = minutes > 0 ? `Added ${minutes} minutes` : `Took ${-minutes} minutes away`;
+      setSaid(
+        answer.remaining_seconds === null
+          ? `${what}.`
+          : `${what}: ${formatMinutes(answer.remaining_seconds)} left today.`,
+      );
+    } catch {
+      // Shown below from the mutation's error.
+    }
+  };
+
+  return (
+    <Stack gap="xs">
+      <Text size="sm" fw={500} id="time-buttons-label">
+        Change today’s time
+      </Text>
+      <Group gap="xs" role="group" aria-labelledby="time-buttons-label">
+        {CHANGES.map(({ minutes, label }) => (
+          <Button
+            key={minutes}
+            variant={minutes > 0 ? 'light' : 'default'}
+            onClick={() => press(minutes)}
+            loading={change.isPending && change.variables?.minutes === minutes}
+            disabled={change.isPending && change.variables?.minutes !== minutes}
+            aria-label={minutes > 0 ? `${label} today` : `${label}: take 15 minutes away`}
+          >
+            {label}
+          </Button>
+        ))}
+      </Group>
+      <div aria-live="polite">
+        {said && !change.error ? (
+          <Text size="sm" c="teal" fw={500} data-testid="time-result">
+            {said}
+          </Text>
+        ) : null}
+      </div>
+      {change.error ? <ErrorAlert error={messageOf(change.error)} title="Time not changed" /> : null}
+    </Stack>
+  );
 }
 
 export function TodaySection({ child }: { child: ManagedUserView }) {
-  const usage = useUsage(child.id);
+  const usage = useTimeUsage(child.id);
   const data = usage.data;
-  const names = new Map(
-    child.mappings.map((m) => [`${m.system_id}/${m.linux_username}`, m.display_name ?? m.hostname]),
-  );
-  const busyDevices = data?.devices.filter((d) => d.seconds_used > 0) ?? [];
+  const names = new Map(child.mappings.map((m) => [m.system_id, m.display_name ?? m.hostname ?? 'A device']));
+  const busyDevices = data?.devices.filter((d) => d.used_seconds > 0) ?? [];
+  const online = data?.devices.some((d) => d.online) ?? false;
+  const limit =
+    data && data.limit_seconds !== null ? Math.max(0, data.limit_seconds + data.adjustment_seconds) : null;
+  const next = data ? nextChangeText(data) : null;
 
   return (
     <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="today-title">
-      <Stack gap="sm">
+      <Stack gap="md">
         <Group justify="space-between" gap="sm">
           <Group gap="xs">
             <IconClock size={20} />
@@ -31,24 +123,46 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
             </Title>
           </Group>
           {data ? (
-            <Badge variant="dot" color={data.online ? 'teal' : 'gray'} size="lg">
-              {data.online ? 'Online now' : 'Offline'}
-            </Badge>
+            <Group gap="xs">
+              <StateBadge state={data.state} size="lg" />
+              <Badge variant="dot" color={online ? 'teal' : 'gray'} size="lg">
+                {online ? 'Online now' : 'Offline'}
+              </Badge>
+            </Group>
           ) : null}
         </Group>
         {usage.error && !data ? <ErrorAlert error={usage.error} onRetry={usage.reload} /> : null}
         {!data && !usage.error ? <Skeleton h={24} w="60%" /> : null}
         {data ? (
           <>
-            <Text size="lg" fw={500} data-testid="usage-summary">
-              {usageSummary(data)}
-            </Text>
+            <Stack gap={6}>
+              <Text size="lg" fw={500} data-testid="usage-summary">
+                {usageLine(data)}
+              </Text>
+              {limit !== null ? (
+                <Progress
+                  value={limit ? Math.min(100, (data.used_seconds / limit) * 100) : 100}
+                  color={data.remaining_seconds ? 'hearth' : 'red'}
+                  aria-label={`${formatMinutes(data.used_seconds)} used of ${formatMinutes(limit)}`}
+                />
+              ) : null}
+              <Text size="sm" c="dimmed" data-testid="time-next">
+                {data.state === 'paused'
+                  ? `Paused on all devices ${pausedUntilText(data)}.`
+                  : (next ?? 'No change coming today.')}
+                {data.adjustment_seconds
+                  ? ` Today’s change: ${data.adjustment_seconds > 0 ? '+' : '−'}${formatMinutes(Math.abs(data.adjustment_seconds))}.`
+                  : ''}
+              </Text>
+            </Stack>
+            <ChildPauseControls childId={child.id} childName={child.name} usage={data} />
+            <TimeButtons child={child} />
             {busyDevices.length ? (
               <Stack gap={2}>
                 {busyDevices.map((d) => (
                   <Text key={`${d.system_id}/${d.linux_username}`} size="sm" c="dimmed">
-                    {names.get(`${d.system_id}/${d.linux_username}`) ?? 'A device'} ({d.linux_username}):{' '}
-                    {formatMinutes(d.seconds_used)}
+                    {names.get(d.system_id) ?? d.hostname} ({d.linux_username}):{' '}
+                    {formatMinutes(d.used_seconds)}
                   </Text>
                 ))}
               </Stack>
@@ -59,6 +173,23 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
             )}
           </>
         ) : null}
+        <Divider />
+        <Stack gap="xs">
+          <Group justify="space-between" gap="xs">
+            <Text size="sm" fw={500}>
+              Routine on each device
+            </Text>
+            <Group gap="md">
+              <Anchor component={Link} to={`/children/${encodeURIComponent(child.id)}/routine`} size="sm">
+                Edit routine
+              </Anchor>
+              <Anchor component={Link} to={`/children/${encodeURIComponent(child.id)}/usage`} size="sm">
+                See usage
+              </Anchor>
+            </Group>
+          </Group>
+          <SyncList childId={child.id} names={names} />
+        </Stack>
       </Stack>
     </Card>
   );

@@ -61,7 +61,7 @@ function ChildrenCard({ device, users }: { device: DeviceView; users: DeviceChil
           </Title>
           <Text size="sm" c="dimmed">
             {device.status === 'approved'
-              ? 'Pause now shows Hearth Space on the child’s account right away; Resume lifts it again.'
+              ? 'Pausing a child here pauses them on all their devices at once; Resume lifts it again.'
               : 'Pausing and resuming work while the device is approved.'}
           </Text>
         </Stack>

@@ -1,21 +1,23 @@
-import { Anchor, Button, Group, Paper, Stack, Text } from '@mantine/core';
+import { Anchor, Group, Paper, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router-dom';
+import { useTimeUsage } from '../../api/time';
 import type { DeviceView } from '../../api/types';
 import { ChildAvatar } from '../../components/child-bits';
-import { IconPause, IconPlay } from '../../components/icons';
-import { OverlayOutcome, useOverlayControl } from '../../components/overlay-control';
+import { ChildPauseControls, pausedUntilText, StateBadge } from '../../components/time-bits';
 import type { DeviceChild } from './device-children';
 
-/** Pause now / Resume for one child's account: shows or dismisses Hearth Space on that account. */
+/**
+ * The child using an account on this device, their state today and the child's pause: pausing here
+ * pauses the child on all their devices at once (DESIGN §10), as on the child's page.
+ */
 export function PauseControls({ device, user }: { device: DeviceView; user: DeviceChild }) {
   const { child, linuxUsername } = user;
-  const control = useOverlayControl(device.system_id, linuxUsername);
-  const { busy, send } = control;
+  const usage = useTimeUsage(child.id).data;
   const approved = device.status === 'approved';
 
   return (
     <Paper withBorder radius="md" p="sm" data-testid="device-account">
-      <Stack gap={0}>
+      <Stack gap="xs">
         <Group justify="space-between" gap="sm" wrap="wrap">
           <Group wrap="nowrap" gap="sm" style={{ minWidth: 0 }}>
             <ChildAvatar name={child.name} />
@@ -31,34 +33,13 @@ export function PauseControls({ device, user }: { device: DeviceView; user: Devi
               </Anchor>
               <Text size="sm" c="dimmed">
                 Account <b>{linuxUsername}</b>
+                {usage?.state === 'paused' ? ` · paused ${pausedUntilText(usage)}` : ''}
               </Text>
             </Stack>
           </Group>
-          {approved ? (
-            <Group gap="xs" wrap="nowrap">
-              <Button
-                onClick={() => send('show')}
-                loading={busy === 'show'}
-                disabled={busy === 'dismiss'}
-                leftSection={<IconPause size={16} />}
-                aria-label={`Pause now for ${child.name}`}
-              >
-                Pause now
-              </Button>
-              <Button
-                variant="default"
-                onClick={() => send('dismiss')}
-                loading={busy === 'dismiss'}
-                disabled={busy === 'show'}
-                leftSection={<IconPlay size={16} />}
-                aria-label={`Resume for ${child.name}`}
-              >
-                Resume
-              </Button>
-            </Group>
-          ) : null}
+          {usage ? <StateBadge state={usage.state} /> : null}
         </Group>
-        <OverlayOutcome control={control} />
+        {approved ? <ChildPauseControls childId={child.id} childName={child.name} usage={usage} /> : null}
       </Stack>
     </Paper>
   );
