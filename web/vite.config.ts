@@ -19,7 +19,8 @@ export default defineConfig({
               name: 'react',
               test: /node_modules[\\/](react|react-dom|react-router|react-router-dom|scheduler)[\\/]/,
             },
-            { name: 'mantine', test: /node_modules[\\/]@mantine[\\/]/ },
+            // @mantine/charts stays out: with recharts it loads only with the Usage page.
+            { name: 'mantine', test: /node_modules[\\/]@mantine[\\/](core|hooks|notifications|store)[\\/]/ },
           ],
         },
       },
@@ -30,6 +31,7 @@ export default defineConfig({
       '/api': 'http://127.0.0.1:8080',
       '/managed-users': 'http://127.0.0.1:8080',
       '/users': 'http://127.0.0.1:8080',
+      '/weekly-schedule': 'http://127.0.0.1:8080',
     },
   },
 });

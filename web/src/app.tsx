@@ -1,5 +1,5 @@
 import { Button, Center, Loader, Stack, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { lazy, type ReactNode, Suspense } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import { DataProvider } from './api/data-provider';
 import { AppFrame } from './components/app-frame';
@@ -20,8 +20,10 @@ import { RoutinePage } from './pages/routine/routine-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { SetupPage } from './pages/setup-page';
 import { SignupPage } from './pages/signup-page';
-import { UsagePage } from './pages/usage/usage-page';
 import { useSession } from './session';
+
+// The Usage page brings the chart library; it loads when a parent opens it.
+const UsagePage = lazy(() => import('./pages/usage/usage-page').then((m) => ({ default: m.UsagePage })));
 
 function StartupScreen({ children }: { children: ReactNode }) {
   return (
@@ -116,7 +118,14 @@ export function App() {
         <Route path="children/:id" element={<ChildPage />} />
         <Route path="children/:id/apps" element={<ChildAppsPage />} />
         <Route path="children/:id/routine" element={<RoutinePage />} />
-        <Route path="children/:id/usage" element={<UsagePage />} />
+        <Route
+          path="children/:id/usage"
+          element={
+            <Suspense fallback={<Loader color="hearth" aria-label="Loading the usage page" m="xl" />}>
+              <UsagePage />
+            </Suspense>
+          }
+        />
         <Route path="access-requests" element={<AccessRequestsPage />} />
         <Route path="online-accounts" element={<OnlineAccountsPage />} />
         <Route path="alerts" element={<AlertsPage />} />

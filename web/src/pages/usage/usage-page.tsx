@@ -1,6 +1,7 @@
 // A child's screen time over the last 7, 14 or 30 days: each day against its limit, the apps used most
 // and the devices. The chart is @mantine/charts (recharts, drawn as SVG); the same figures are listed
 // in words beside it.
+import '@mantine/charts/styles.css';
 import { CompositeChart } from '@mantine/charts';
 import {
   Anchor,
