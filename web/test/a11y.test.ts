@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { SimAgent } from '../../bench/src/simulator.ts';
-import { enrollmentToken, startTestServer, type TestServer } from '../../server/test/helpers.ts';
+import { enrollmentToken, recordUsage, startTestServer, type TestServer } from '../../server/test/helpers.ts';
 import { laptopRequests } from './approvals-support.ts';
 import { app, FIREFOX_ICON, GIMP_ICON, report, sendIcon } from './inventory-support.ts';
 import {
@@ -247,6 +247,17 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       201,
     );
     await sendClockAlerts(owner, laptop, [{ linux_username: 'ben', detail: { skew_seconds: -3600 } }]);
+    // A routine with a limit and some screen time, for the child's Today, Routine and Usage pages.
+    const days = Object.fromEntries(
+      ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [
+        d,
+        { limit_minutes: 120, windows: [{ start: '07:00', end: '21:00' }] },
+      ]),
+    );
+    const routine = await owner.client.post('/weekly-schedule/update', { managed_user_id: ann.id, days });
+    assert.equal(routine.status, 200, routine.text);
+    const today = (await owner.client.get(`/api/user/${ann.id}/usage`)).body.date as string;
+    await recordUsage(server, laptop.systemId, 'ann', today, 45 * 60);
 
     const pages: [string, string][] = [
       ['dashboard', '/'],
@@ -259,6 +270,8 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       ['children', '/children'],
       ['child', `/children/${ann.id}`],
       ['child apps', `/children/${ann.id}/apps`],
+      ['routine', `/children/${ann.id}/routine`],
+      ['usage', `/children/${ann.id}/usage`],
       ['online accounts', '/online-accounts'],
       ['settings', '/settings'],
       ['not found', '/no-such-page'],

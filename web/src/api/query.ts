@@ -79,24 +79,29 @@ export interface Resource<T> {
   setData(updater: Updater<T | undefined, T | undefined>): void;
 }
 
-export interface ResourceOptions {
+export interface ResourceOptions<T = unknown> {
   /** False for what no event or clock changes (pairing settings): asked once per visit. */
   refresh?: boolean;
   /** Keep showing the previous answer while another key (new filters) loads. */
   keepPrevious?: boolean;
-  /** How often to ask again instead of the default fallback. */
-  refetchInterval?: number;
+  /** How often to ask again instead of the default fallback; a function decides from the last answer. */
+  refetchInterval?: number | ((data: T | undefined) => number | false);
 }
 
 /** GETs `path` under `key`, in the shape the pages read. */
-export function useResource<T>(key: QueryKey, path: string, options: ResourceOptions = {}): Resource<T> {
+export function useResource<T>(key: QueryKey, path: string, options: ResourceOptions<T> = {}): Resource<T> {
   const client = useQueryClient();
   const [openedAt] = useState(Date.now);
   const query = useQuery<T, ApiError>({
     queryKey: key,
     queryFn: ({ signal }) => getJson<T>(path, signal),
     placeholderData: options.keepPrevious ? keepPreviousData : undefined,
-    refetchInterval: options.refresh === false ? false : (options.refetchInterval ?? FALLBACK_REFRESH_MS),
+    refetchInterval:
+      options.refresh === false
+        ? false
+        : typeof options.refetchInterval === 'function'
+          ? (query) => (options.refetchInterval as (data: T | undefined) => number | false)(query.state.data)
+          : (options.refetchInterval ?? FALLBACK_REFRESH_MS),
     refetchOnWindowFocus: options.refresh !== false,
   });
   const { refetch } = query;

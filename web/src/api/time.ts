@@ -2,7 +2,7 @@
 // state per device), and their query hooks. The rules' own types come from @hearth/protocol.
 import type { TimeState, Weekday, WeeklyDays } from '@hearth/protocol';
 import { keys } from './keys';
-import { type Resource, useResource } from './query';
+import { FALLBACK_REFRESH_MS, type Resource, useResource } from './query';
 
 const enc = encodeURIComponent;
 
@@ -89,8 +89,17 @@ export const useSchedule = (id: string): Resource<ScheduleView> =>
 export const useTimeUsage = (id: string): Resource<TimeUsageView> =>
   useResource(keys.usage(id), `/api/user/${enc(id)}/usage`);
 
+/**
+ * How often the sync state is asked again while a device has not answered yet: no live event announces
+ * an agent's acknowledgement, so the badge follows it by asking.
+ */
+export const SYNC_PENDING_REFRESH_MS = 2_000;
+
 export const useSyncStatus = (id: string): Resource<SyncStatusView> =>
-  useResource(keys.scheduleSync(id), `/api/schedule-sync-status/${enc(id)}`);
+  useResource(keys.scheduleSync(id), `/api/schedule-sync-status/${enc(id)}`, {
+    refetchInterval: (data) =>
+      data?.items.some((i) => i.status === 'pending') ? SYNC_PENDING_REFRESH_MS : FALLBACK_REFRESH_MS,
+  });
 
 export const useTimeStats = (id: string, days: StatsRange): Resource<TimeStatsView> =>
   useResource(keys.stats(id, days), `/api/user/${enc(id)}/stats?days=${days}`, { keepPrevious: true });

@@ -44,7 +44,8 @@ function dayLabel(date: string, long = false): string {
 }
 
 function DaysCard({ stats }: { stats: TimeStatsView }) {
-  const data = stats.days.map((d) => ({
+  const days = [...stats.days].sort((a, b) => a.date.localeCompare(b.date));
+  const data = days.map((d) => ({
     day: dayLabel(d.date),
     Used: Math.round(d.used_seconds / 60),
     Limit: d.limit_seconds === null ? null : Math.round(d.limit_seconds / 60),
@@ -94,7 +95,7 @@ function DaysCard({ stats }: { stats: TimeStatsView }) {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {[...stats.days].reverse().map((d) => (
+            {[...days].reverse().map((d) => (
               <Table.Tr key={d.date}>
                 <Table.Th scope="row" fw={500}>
                   {dayLabel(d.date, true)}
