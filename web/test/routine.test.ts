@@ -40,6 +40,7 @@ const cell = (page: Page, time: string) => {
 
 /** Drags a mouse from the middle of one cell to the middle of another. */
 async function drag(page: Page, from: string, to: string): Promise<void> {
+  await cell(page, from).scrollIntoViewIfNeeded();
   const a = await cell(page, from).boundingBox();
   const b = await cell(page, to).boundingBox();
   assert.ok(a && b);
@@ -209,6 +210,7 @@ describe('routine and usage', { skip }, () => {
     await assertFitsPhone(page);
     await page.getByRole('button', { name: 'No screen time' }).click();
     // A finger's drag (pointer events of type touch) paints 18:00–19:00.
+    await cell(page, '18:00').scrollIntoViewIfNeeded();
     const a = await cell(page, '18:00').boundingBox();
     const b = await cell(page, '18:45').boundingBox();
     assert.ok(a && b);

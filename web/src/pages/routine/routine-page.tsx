@@ -236,7 +236,15 @@ function RoutineEditor({
   return (
     <Grid gap="lg">
       <Grid.Col span={{ base: 12, md: 7 }}>
-        <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="day-title">
+        {/* Visible overflow, so the save bar can stick to the bottom of the screen. */}
+        <Card
+          withBorder
+          radius="lg"
+          padding="lg"
+          component="section"
+          aria-labelledby="day-title"
+          style={{ overflow: 'visible' }}
+        >
           <Stack gap="md">
             <SegmentedControl
               fullWidth
@@ -244,6 +252,7 @@ function RoutineEditor({
               value={day}
               onChange={(value) => setDay(value as Weekday)}
               data={WEEKDAYS.map((d) => ({ value: d, label: DAY_SHORT[d] }))}
+              styles={{ label: { paddingInline: 2 } }}
               data-testid="day-picker"
             />
             <Group justify="space-between" gap="xs">
@@ -301,6 +310,42 @@ function RoutineEditor({
                 })
               }
             />
+            <Stack gap="xs" className="hearth-savebar" data-testid="save-bar">
+              {tried && blocking.length ? (
+                <Alert
+                  color="red"
+                  variant="light"
+                  icon={<IconAlert />}
+                  role="alert"
+                  data-testid="save-refused"
+                >
+                  Not saved: {blocking.map((d) => DAY_LABELS[d]).join(', ')}{' '}
+                  {blocking.length === 1 ? 'needs' : 'need'} fixing first.
+                </Alert>
+              ) : null}
+              {otherServerError ? <ErrorAlert error={otherServerError} title="Routine not saved" /> : null}
+              <Group gap="xs">
+                <Button onClick={onSave} loading={save.isPending} disabled={!changed.length}>
+                  Save routine
+                </Button>
+                <Button
+                  variant="default"
+                  disabled={!changed.length || save.isPending}
+                  onClick={() => {
+                    setWeek(saved);
+                    setTried(false);
+                    save.reset();
+                  }}
+                >
+                  Undo changes
+                </Button>
+              </Group>
+              <Text size="sm" c="dimmed" aria-live="polite" data-testid="save-state">
+                {changed.length
+                  ? `${changed.length} ${changed.length === 1 ? 'day' : 'days'} changed, not saved yet.`
+                  : 'Everything is saved.'}
+              </Text>
+            </Stack>
           </Stack>
         </Card>
       </Grid.Col>
@@ -337,40 +382,6 @@ function RoutineEditor({
                   </UnstyledButton>
                 ))}
               </Stack>
-              {tried && blocking.length ? (
-                <Alert
-                  color="red"
-                  variant="light"
-                  icon={<IconAlert />}
-                  role="alert"
-                  data-testid="save-refused"
-                >
-                  Not saved: {blocking.map((d) => DAY_LABELS[d]).join(', ')}{' '}
-                  {blocking.length === 1 ? 'needs' : 'need'} fixing first.
-                </Alert>
-              ) : null}
-              {otherServerError ? <ErrorAlert error={otherServerError} title="Routine not saved" /> : null}
-              <Group gap="xs">
-                <Button onClick={onSave} loading={save.isPending} disabled={!changed.length}>
-                  Save routine
-                </Button>
-                <Button
-                  variant="default"
-                  disabled={!changed.length || save.isPending}
-                  onClick={() => {
-                    setWeek(saved);
-                    setTried(false);
-                    save.reset();
-                  }}
-                >
-                  Undo changes
-                </Button>
-              </Group>
-              <Text size="sm" c="dimmed" aria-live="polite" data-testid="save-state">
-                {changed.length
-                  ? `${changed.length} ${changed.length === 1 ? 'day' : 'days'} changed, not saved yet.`
-                  : 'Everything is saved.'}
-              </Text>
             </Stack>
           </Card>
           <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="devices-sync-title">

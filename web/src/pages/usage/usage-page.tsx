@@ -73,7 +73,8 @@ function DaysCard({ stats }: { stats: TimeStatsView }) {
             h={260}
             data={data}
             dataKey="day"
-            unit=" min"
+            yAxisLabel="Minutes"
+            valueFormatter={(value) => `${value} min`}
             withLegend
             withDots={false}
             curveType="stepAfter"
