@@ -96,7 +96,12 @@ describeWithServer('usage reports', { household: 'Usage home', log }, (ctx) => {
       apps: [{ identifier: '/usr/bin/firefox', match_type: 'executable', seconds: 10, ...over }],
     });
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
-      ['an account the hello did not name', { ...good, linux_username: 'stranger' }, 'unknown_account', /stranger/],
+      [
+        'an account the hello did not name',
+        { ...good, linux_username: 'stranger' },
+        'unknown_account',
+        /stranger/,
+      ],
       ['a negative day total', { ...good, seconds_used: -5 }, 'invalid_message', /seconds_used/],
       ['a day total over 86,400', { ...good, seconds_used: 86_401 }, 'invalid_message', /seconds_used/],
       ['a negative app total', app({ seconds: -1 }), 'invalid_message', /seconds/],
