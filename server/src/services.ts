@@ -152,7 +152,7 @@ export function buildServices(
     counters,
     config,
   });
-  const usageRepo = new UsageRepository(db.kysely);
+  const usageRepo = new UsageRepository(db);
   registerUsageMessages(channel, { usage: usageRepo, log });
   registerAlertMessages(channel, { alerts });
   const stopInventoryMessages = registerInventoryMessages(channel, { inventory, appPolicy, log });

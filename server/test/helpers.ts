@@ -305,7 +305,7 @@ export async function recordUsage(
   seconds: number,
   apps: UsageApp[] = [],
 ) {
-  await new UsageRepository(server.services.db.kysely).recordUsage(
+  await new UsageRepository(server.services.db).recordUsage(
     systemId,
     linuxUsername,
     date,

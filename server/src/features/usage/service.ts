@@ -7,6 +7,8 @@ import type { UsageRepository } from './repository.js';
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
 
+const formats = new Map<string, Intl.DateTimeFormat>();
+
 /** The calendar day (YYYY-MM-DD) of an instant in an IANA zone; UTC when the zone is unknown. */
 export function localDate(at: Date, timeZone: string): string {
   let format: Intl.DateTimeFormat;
@@ -74,20 +76,6 @@ export class UsageService {
       return typeof minutes === 'number' ? minutes * 60 : null;
     };
 
-    // Names and icons from the inventory of the child's accounts; with several devices the newest
-    // listing wins, and one with an icon over one without.
-    const named = new Map<string, { name: string; icon: string | null; seen: string }>();
-    const rows = await this.repo.inventoryNames(managedUserId, [...new Set(top.map((a) => a.identifier))]);
-    for (const r of rows) {
-      const key = `${r.match_type}\u0000${r.identifier}`;
-      const seen = named.get(key);
-      const better =
-        !seen ||
-        (!!r.icon_hash && !seen.icon) ||
-        (!!r.icon_hash === !!seen.icon && r.last_seen_at > seen.seen);
-      if (better) named.set(key, { name: r.application_name, icon: r.icon_hash, seen: r.last_seen_at });
-    }
-
     return {
       managed_user_id: managedUserId,
       days: dates.map((date) => ({
@@ -95,16 +83,13 @@ export class UsageService {
         used_seconds: perDay.get(date) ?? 0,
         limit_seconds: limitOf(date),
       })),
-      apps: top.map((a) => {
-        const inv = named.get(`${a.match_type}\u0000${a.identifier}`);
-        return {
-          identifier: a.identifier,
-          match_type: a.match_type,
-          application_name: inv?.name ?? null,
-          icon_url: iconUrl(inv?.icon),
-          seconds: a.seconds,
-        };
-      }),
+      apps: top.map((a) => ({
+        identifier: a.identifier,
+        match_type: a.match_type,
+        application_name: a.application_name,
+        icon_url: iconUrl(a.icon_hash),
+        seconds: a.seconds,
+      })),
       devices: devices
         .map((d) => ({
           system_id: d.system_id,
