@@ -11,17 +11,25 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 
 /** The calendar day (YYYY-MM-DD) of an instant in an IANA zone; UTC when the zone is unknown. */
 export function localDate(at: Date, timeZone: string): string {
-  let format: Intl.DateTimeFormat;
-  try {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-  } catch {
-    return at.toISOString().slice(0, 10);
+  let format = formats.get(timeZone);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat('en-CA', {
+        timeZone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+      });
+    } catch {
+      return at.toISOString().slice(0, 10);
+    }
+    // Making a formatter costs far more than using one; a household has one zone.
+    if (formats.size >= 500) formats.clear();
+    formats.set(timeZone, format);
   }
+  // en-CA writes YYYY-MM-DD (formatToParts costs several times more); the parts only if ICU ever differs.
+  const text = format.format(at);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text;
   const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
   return `${parts.year}-${parts.month}-${parts.day}`;
 }
