@@ -132,13 +132,20 @@ run(async () => {
     const seconds = (performance.now() - started) / 1000;
     const reports = reported.reduce((n, r) => n + r.reports, 0);
     const lost = reported.reduce((n, r) => n + r.lost, 0);
-    if (reports !== DEVICES * REPORTS || lost) throw new Error(`${reports} reports handled, ${lost} agents lost`);
-    // The stored totals are the last ones sent (nothing lost, nothing lowered).
+    if (reports !== DEVICES * REPORTS || lost)
+      throw new Error(`${reports} reports handled, ${lost} agents lost`);
+    // The stored totals are the last ones sent (nothing lost, nothing lowered), read through the usage route.
     const usage = await ownerCall<{ devices: { used_seconds?: number; seconds_used?: number }[] }>(
       hearth,
       'GET',
       `/api/user/${child.id}/usage`,
     );
+    // The child's two devices are the first agents of the first worker (running totals from 0 and 7 s).
+    const stored = usage.devices.reduce((n, d) => n + Number(d.used_seconds ?? d.seconds_used ?? 0), 0);
+    if (stored !== 2 * 60 * REPORTS + 7)
+      throw new Error(
+        `the child's devices hold ${stored} s, not the last totals sent (${2 * 60 * REPORTS + 7} s)`,
+      );
     await Promise.all(workers.map((w) => w.ask({ op: 'stop' })));
     workers.length = 0;
 
