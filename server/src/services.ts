@@ -32,6 +32,7 @@ import { InventoryService } from './features/inventory/service.js';
 import { PairingService } from './features/pairing/service.js';
 import { registerAgentMessages as registerUsageMessages } from './features/usage/agent-messages.js';
 import { UsageRepository } from './features/usage/repository.js';
+import { UsageService } from './features/usage/service.js';
 import { UserRepository } from './features/users/repository.js';
 import { type ReleasedAccount, UserService } from './features/users/service.js';
 import { type Bus, MemoryBus, RedisBus } from './platform/bus.js';
@@ -70,6 +71,7 @@ export interface Services {
   appPolicy: AppPolicyService;
   eventHub: EventHub;
   dashboard: DashboardService;
+  usage: UsageService;
   worker: WorkerState;
   /** Bearer requests per device per minute (600; over it, 429 with Retry-After). */
   limitDevice(systemId: string): Promise<number | null>;
@@ -150,7 +152,8 @@ export function buildServices(
     counters,
     config,
   });
-  registerUsageMessages(channel, { usage: new UsageRepository(db.kysely) });
+  const usageRepo = new UsageRepository(db);
+  registerUsageMessages(channel, { usage: usageRepo, log });
   registerAlertMessages(channel, { alerts });
   const stopInventoryMessages = registerInventoryMessages(channel, { inventory, appPolicy, log });
   return {
@@ -177,6 +180,7 @@ export function buildServices(
     appPolicy,
     eventHub,
     dashboard,
+    usage: new UsageService(usageRepo, access),
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),
     async limitIp(key, max, windowMs) {

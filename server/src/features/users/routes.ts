@@ -8,7 +8,6 @@ import {
   OverlayBody,
   OverlayView,
   RenameUserBody,
-  StatsView,
   UsageView,
   ValidationView,
 } from '@hearth/protocol';
@@ -146,18 +145,5 @@ export function userRoutes(app: HearthApp, { users }: Services): void {
     '/api/user/:id/usage',
     { summary: "Today's usage snapshot", params: IdParams, reply: UsageView },
     (actor, request) => users.usage(actor, request.params.id),
-  );
-  parent.get(
-    '/api/user/:id/stats',
-    {
-      summary: 'Daily usage over recent days',
-      params: IdParams,
-      querystring: Type.Object(
-        { days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 7 })) },
-        { additionalProperties: false },
-      ),
-      reply: StatsView,
-    },
-    (actor, request) => users.stats(actor, request.params.id, request.query.days ?? 7),
   );
 }
