@@ -1,6 +1,6 @@
 // The time shapes of DESIGN §10 as the admin UI reads them (schedule, today's figures, statistics, sync
 // state per device), and their query hooks. The rules' own types come from @hearth/protocol.
-import type { TimeState, Weekday, WeeklyDays } from '@hearth/protocol';
+import type { StatsRange, StatsView, TimeState, Weekday, WeeklyDays } from '@hearth/protocol';
 import { keys } from './keys';
 import { FALLBACK_REFRESH_MS, type Resource, useResource } from './query';
 
@@ -65,23 +65,9 @@ export interface SyncStatusView {
   }[];
 }
 
-export type StatsRange = 7 | 14 | 30;
-
-/** `GET /api/user/<id>/stats?days=7|14|30`. */
-export interface TimeStatsView {
-  managed_user_id: string;
-  days: { date: string; used_seconds: number; limit_seconds: number | null }[];
-  apps: {
-    identifier: string;
-    match_type: string;
-    application_name: string | null;
-    icon_url: string | null;
-    seconds: number;
-  }[];
-  devices: { system_id: string; hostname: string; platform: string; seconds: number }[];
-}
-
-export type { TimeState, Weekday, WeeklyDays };
+/** `GET /api/user/<id>/stats?days=7|14|30` (days oldest first, ending today). */
+export type TimeStatsView = StatsView;
+export type { StatsRange, TimeState, Weekday, WeeklyDays };
 
 export const useSchedule = (id: string): Resource<ScheduleView> =>
   useResource(keys.schedule(id), `/api/managed-users/${enc(id)}/schedule`);

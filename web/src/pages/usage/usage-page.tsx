@@ -31,14 +31,14 @@ import { NotFoundPage } from '../not-found-page';
 
 const RANGES: StatsRange[] = [7, 14, 30];
 
-/** "Mon 24" for the chart, "Monday, 24 November" for the table (the date is the household's day). */
+/** "Mon 24" for the chart, "Mon, 24 Nov" for the table (the date is the household's day). */
 function dayLabel(date: string, long = false): string {
   const at = new Date(`${date}T12:00:00Z`);
   if (Number.isNaN(at.getTime())) return date;
   return at.toLocaleDateString(
     [],
     long
-      ? { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }
+      ? { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' }
       : { weekday: 'short', day: 'numeric', timeZone: 'UTC' },
   );
 }
@@ -74,7 +74,6 @@ function DaysCard({ stats }: { stats: TimeStatsView }) {
             data={data}
             dataKey="day"
             yAxisLabel="Minutes"
-            valueFormatter={(value) => `${value} min`}
             withLegend
             withDots={false}
             curveType="stepAfter"
@@ -267,9 +266,9 @@ function UsageDetails({ id }: { id: string }) {
                 empty="No screen time on any device in these days."
                 items={data.devices.map((d) => ({
                   key: d.system_id,
-                  name: names.get(d.system_id) ?? d.hostname,
+                  name: names.get(d.system_id) ?? d.hostname ?? 'A device',
                   seconds: d.seconds,
-                  icon: <PlatformIcon platform={d.platform} size="md" />,
+                  icon: <PlatformIcon platform={d.platform ?? ''} size="md" />,
                 }))}
               />
             </Stack>
