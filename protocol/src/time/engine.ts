@@ -115,8 +115,9 @@ function nextChange(
   usedToday: number,
 ): number | null {
   let lastDay = addDays(today, LOOKAHEAD_DAYS);
+  const farthest = addDays(today, MAX_LOOKAHEAD_DAYS);
   for (const date of Object.keys(input.adjustments)) {
-    if (date > lastDay && date <= addDays(today, MAX_LOOKAHEAD_DAYS)) lastDay = date;
+    if (date > lastDay && date <= farthest) lastDay = date;
   }
   let date = today;
   let plan = todayPlan;

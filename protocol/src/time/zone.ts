@@ -9,6 +9,12 @@ const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME_RE = /^(\d{2}):(\d{2})$/;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
+// Intl is the slow part (a few µs a call) and the answers never change within a process, so the
+// wall clock → instant answers and each zone's current day are kept: a usage report then costs
+// a few map look-ups instead of dozens of Intl calls.
+const MAX_CACHED = 50_000;
+const instants = new Map<string, number>();
+const lastDay = new Map<string, { date: string; start: number; end: number }>();
 
 function formatter(timezone: string): Intl.DateTimeFormat {
   let f = formatters.get(timezone);
@@ -93,7 +99,13 @@ export function isValidTimeZone(tz: string): boolean {
 
 /** The calendar date ("YYYY-MM-DD") of instant `now` on the household's wall clocks. */
 export function localDate(now: number, timezone: string): string {
-  return formatDate(wallClock(now, timezone));
+  const day = lastDay.get(timezone);
+  if (day && now >= day.start && now < day.end) return day.date;
+  const date = formatDate(wallClock(now, timezone));
+  const start = zonedInstant(date, '00:00', timezone);
+  const end = zonedInstant(addDays(date, 1), '00:00', timezone);
+  if (start <= now && now < end) lastDay.set(timezone, { date, start, end });
+  return date;
 }
 
 /** The date `days` days after (or before, negative) `date`. */
@@ -113,6 +125,16 @@ export function weekdayOf(date: string): Weekday {
  * shown twice by a fall-back change maps to its first occurrence.
  */
 export function zonedInstant(date: string, time: string, timezone: string): number {
+  const key = `${timezone} ${date} ${time}`;
+  const known = instants.get(key);
+  if (known !== undefined) return known;
+  const t = findInstant(date, time, timezone);
+  if (instants.size >= MAX_CACHED) instants.clear();
+  instants.set(key, t);
+  return t;
+}
+
+function findInstant(date: string, time: string, timezone: string): number {
   const m = TIME_RE.exec(time);
   const h = Number(m?.[1]);
   const mi = Number(m?.[2]);
