@@ -150,6 +150,18 @@ describe('evaluateTime', () => {
     assert.equal(Date.parse(r.next_change_at ?? '') - zonedInstant('2026-10-04', '00:00', tz), 23.5 * HOUR);
   });
 
+  test('on Lord Howe’s 24.5-hour day a 01:00–02:00 window lasts 90 minutes (01:30–02:00 runs twice)', () => {
+    const tz = 'Australia/Lord_Howe';
+    const days = week({ sunday: { limit_minutes: null, windows: [{ start: '01:00', end: '02:00' }] } });
+    const r = evaluateTime(rules({ timezone: tz, days, now: zonedInstant('2026-04-05', '01:00', tz) }));
+    assert.equal(r.state, 'ok');
+    assert.equal(Date.parse(r.next_change_at ?? '') - zonedInstant('2026-04-05', '01:00', tz), 1.5 * HOUR);
+  });
+
+  test('an unknown time zone is refused, not guessed', () => {
+    assert.throws(() => evaluateTime(rules({ timezone: 'Mars/Olympus_Mons', now: Date.now() })), RangeError);
+  });
+
   test('the last minutes before midnight in Kathmandu run on into the new day’s own limit', () => {
     const days = week({}, { limit_minutes: 60, windows: [] });
     // 23:45 on Thursday 15 January: 15 minutes until midnight, then a fresh hour on Friday.
