@@ -94,7 +94,7 @@ export function buildServices(
   const cache = new ReadCache(bus);
   const queue = new CommandQueue(db.kysely);
   const channel = new AgentChannel(db.kysely, bus, queue, log, timings);
-  const access = new AccessService(new AccessRepository(db.kysely));
+  const access = new AccessService(new AccessRepository(db.kysely), cache);
   const userRepo = new UserRepository(db);
   const deviceRepo = new DeviceRepository(db.kysely);
   const householdRepo = new HouseholdRepository(db.kysely);
