@@ -43,6 +43,7 @@ import {
   limitText,
   MAX_LIMIT_MINUTES,
   PRESETS,
+  problemText,
   sameDay,
   toDaySchedule,
   toEditWeek,
@@ -193,7 +194,7 @@ function RoutineEditor({
     if (err instanceof ApiError) {
       for (const detail of err.details) {
         const d = dayOfPath(detail.path);
-        if (d && !found[d]) found[d] = `${DAY_LABELS[d]}: ${detail.message.replace(/\.$/, '')}.`;
+        if (d && !found[d]) found[d] = problemText(d, detail.path, detail.message);
       }
     }
     return found;

@@ -1,6 +1,12 @@
 // The Routine editor's model: a day as 96 quarter-hour cells (allowed or not) and its daily limit, turned
 // into DESIGN §10's windows and back. Pure functions, so the page and its tests share them.
-import { type DaySchedule, WEEKDAYS, type Weekday, type WeeklyDays } from '@hearth/protocol';
+import {
+  type DaySchedule,
+  scheduleProblems,
+  WEEKDAYS,
+  type Weekday,
+  type WeeklyDays,
+} from '@hearth/protocol';
 
 export const CELLS_PER_DAY = 96;
 export const CELLS_PER_HOUR = 4;
@@ -84,19 +90,31 @@ export function allowedMinutes(cells: boolean[]): number {
   return cells.filter(Boolean).length * 15;
 }
 
-/** Why a day cannot be saved as painted, in words, or null. */
+/**
+ * Why a day cannot be saved as painted, in words, or null: too many periods said the painter's way,
+ * anything else as the shared rules (`scheduleProblems`, which the server applies too) say it.
+ */
 export function dayProblem(day: Weekday, edit: EditDay): string | null {
   const count = windowsOf(edit.cells).length;
   if (count > MAX_WINDOWS) {
     return `${DAY_LABELS[day]} has ${count} separate periods of allowed time; Hearth allows at most ${MAX_WINDOWS} a day. Join some of them or clear one.`;
   }
-  if (
-    edit.limit !== null &&
-    (!Number.isInteger(edit.limit) || edit.limit < 0 || edit.limit > MAX_LIMIT_MINUTES)
-  ) {
-    return `${DAY_LABELS[day]}’s daily limit must be a whole number of minutes from 0 to ${MAX_LIMIT_MINUTES}.`;
-  }
-  return null;
+  const [first] = scheduleProblems({ [day]: toDaySchedule(edit) });
+  return first ? problemText(day, first.path, first.message) : null;
+}
+
+const FIELD_LABELS: Record<string, string> = {
+  limit_minutes: 'daily limit',
+  windows: 'allowed times',
+  start: 'allowed times',
+  end: 'allowed times',
+};
+
+/** "Monday’s daily limit must be a whole number …." from a rule's (or the server's) path and phrase. */
+export function problemText(day: Weekday, path: string, message: string): string {
+  const field = [...path.split('/')].reverse().find((part) => part in FIELD_LABELS);
+  const what = field ? `${DAY_LABELS[day]}’s ${FIELD_LABELS[field]}` : DAY_LABELS[day];
+  return `${what}: ${message.replace(/\.$/, '')}.`;
 }
 
 /** The day as DESIGN §10 stores it (check `dayProblem` first). */
