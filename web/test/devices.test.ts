@@ -190,7 +190,7 @@ describe('devices', { skip }, () => {
     await closePage(handle);
   });
 
-  test('Pause now and Resume reach the agent; while it is offline the pause waits for it', async () => {
+  test('Pause now on a device pauses the child on all their devices through the agent; while it is offline the pause waits for it', async () => {
     const handle = await openPage(browser, server, { as: owner.client });
     const { page } = handle;
     await page.goto(`${server.url}/devices`);
@@ -208,34 +208,38 @@ describe('devices', { skip }, () => {
     await details.getByText('Online now').waitFor();
     assert.equal(await page.getByRole('textbox', { name: 'Device ID' }).inputValue(), laptop.systemId);
 
+    // The manual pause is the child's pause (DESIGN §10): the device gets the child's time policy,
+    // paused until resumed, and the child's state says so.
+    const pausedPolicy = (account: string, paused: boolean) => (f: Frame) =>
+      isCommand('set_time_policy')(f) &&
+      (f.args as Record<string, unknown>).linux_username === account &&
+      ((f.args as Record<string, unknown>).paused_until != null) === paused;
     const annRow = page.getByTestId('device-account').filter({ hasText: 'Ann' });
     const benRow = page.getByTestId('device-account').filter({ hasText: 'Ben' });
-    const show = laptop.waitFor(isCommand('show_overlay'));
-    await annRow.getByRole('button', { name: 'Pause now' }).click();
-    const shown = await show;
-    assert.deepEqual(shown.args, {
-      reason: 'locked',
-      linux_username: 'ann',
-      age_tier: 'eight12',
-      parent_note: null,
-      device_name: 'Living room laptop',
-      context: 'paused',
-    });
-    await annRow.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+    const show = laptop.waitFor(pausedPolicy('ann', true));
+    await annRow.getByRole('button', { name: 'Pause Ann now' }).click();
+    assert.equal(((await show).args as Record<string, unknown>).paused_until, 'indefinite');
+    await annRow
+      .getByTestId('pause-result')
+      .getByText('Ann is paused on all devices until you resume.')
+      .waitFor();
+    await annRow.getByTestId('time-state').getByText('Paused').waitFor();
+    assert.equal((await owner.client.get(`/api/user/${ann.id}/usage`)).body.state, 'paused');
 
-    const dismiss = laptop.waitFor(isCommand('dismiss_overlay'));
-    await annRow.getByRole('button', { name: 'Resume' }).click();
-    assert.deepEqual((await dismiss).args, { linux_username: 'ann' });
-    await annRow.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+    const dismiss = laptop.waitFor(pausedPolicy('ann', false));
+    await annRow.getByRole('button', { name: 'Resume Ann' }).click();
+    await dismiss;
+    await annRow.getByTestId('pause-result').getByText('Ann can use their devices again.').waitFor();
 
-    // Each child's button reaches that child's account.
-    const showBen = laptop.waitFor(isCommand('show_overlay'));
-    await benRow.getByRole('button', { name: 'Pause now' }).click();
-    const benArgs = (await showBen).args as Record<string, unknown>;
-    assert.equal(benArgs.linux_username, 'ben');
-    assert.equal(benArgs.age_tier, 'under8');
-    await benRow.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+    // Each child's button pauses that child.
+    const showBen = laptop.waitFor(pausedPolicy('ben', true));
+    await benRow.getByRole('button', { name: 'Pause Ben now' }).click();
+    await showBen;
+    await benRow.getByTestId('time-state').getByText('Paused').waitFor();
+    assert.notEqual((await owner.client.get(`/api/user/${ann.id}/usage`)).body.state, 'paused');
     await screenshot(page, 'device.png');
+    await benRow.getByRole('button', { name: 'Resume Ben' }).click();
+    await benRow.getByRole('button', { name: 'Pause Ben now' }).waitFor();
 
     await markPage(page);
     await laptop.stop();
@@ -244,11 +248,8 @@ describe('devices', { skip }, () => {
     );
     await details.getByText(/^Offline, last seen just now$/).waitFor();
     await assertNotReloaded(page);
-    await annRow.getByRole('button', { name: 'Pause now' }).click();
-    await annRow
-      .getByTestId('pause-result')
-      .getByText('The device is offline; it will pause when it reconnects.')
-      .waitFor();
+    await annRow.getByRole('button', { name: 'Pause Ann now' }).click();
+    await annRow.getByTestId('time-state').getByText('Paused').waitFor();
 
     // The queued pause reaches the laptop when it comes back with its token.
     laptop = agent({
@@ -257,10 +258,12 @@ describe('devices', { skip }, () => {
       hostname: 'family-laptop',
       linuxUsers: [{ username: 'ann', display_name: 'Ann' }, { username: 'ben' }],
     });
-    const queued = laptop.waitFor(isCommand('show_overlay'));
+    const queued = laptop.waitFor(pausedPolicy('ann', true));
     await laptop.connect();
-    assert.equal(((await queued).args as Record<string, unknown>).linux_username, 'ann');
+    await queued;
     await timeUntil(page.getByRole('main').getByTestId('device-online').getByText('Online', { exact: true }));
+    await annRow.getByRole('button', { name: 'Resume Ann' }).click();
+    await annRow.getByRole('button', { name: 'Pause Ann now' }).waitFor();
     await closePage(handle);
   });
 
