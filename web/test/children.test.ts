@@ -58,7 +58,7 @@ describe('children', { skip }, () => {
     await preview.locator('.brand-name').getByText('Hearth Space').waitFor();
     await preview.locator('[data-hearth="headline"]').getByText('Your parent paused this device').waitFor();
     assert.equal(await preview.locator('[data-hearth="preset"]').count(), 3);
-    await page.getByText('Used today: 0 min · No limit set').waitFor();
+    await page.getByText('Used 0 min today · no daily limit').waitFor();
 
     // Under 8 renames the space for the youngest children.
     await card.getByLabel('Age group').click();
