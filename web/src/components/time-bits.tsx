@@ -44,17 +44,30 @@ export function pausedUntilText(
   if (usage.state !== 'paused') return '';
   const until = usage.paused_until ?? usage.next_change_at;
   if (!until || until === 'indefinite') return 'until you resume';
-  return `until ${clockTime(until)}`;
+  return `until ${clockTime(until, usage.timezone)}`;
 }
 
-/** "18:30" today, "Tue 07:00" on another day, in the browser's zone. */
-export function clockTime(iso: string): string {
+/** "18:30" today, "Tue 07:00" on another day, in the household's zone (the browser's when unknown). */
+export function clockTime(iso: string, timezone?: string): string {
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return iso;
-  const time = at.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-  const today = new Date();
-  if (at.toDateString() === today.toDateString()) return time;
-  return `${at.toLocaleDateString([], { weekday: 'short' })} ${time}`;
+  const zone = (options: Intl.DateTimeFormatOptions) => {
+    try {
+      return new Intl.DateTimeFormat([], { ...options, timeZone: timezone }).format(at);
+    } catch {
+      return new Intl.DateTimeFormat([], options).format(at);
+    }
+  };
+  const time = zone({ hour: '2-digit', minute: '2-digit' });
+  const day = (d: Date) => {
+    try {
+      return new Intl.DateTimeFormat('en-CA', { timeZone: timezone }).format(d);
+    } catch {
+      return d.toDateString();
+    }
+  };
+  if (day(at) === day(new Date())) return time;
+  return `${zone({ weekday: 'short' })} ${time}`;
 }
 
 /** The day's figures in one line: "Used 45 min of 2 h · 1 h 15 min left". */

@@ -38,7 +38,7 @@ const CHANGES = [
 
 function nextChangeText(usage: TimeUsageView): string | null {
   if (!usage.next_change_at) return null;
-  const at = clockTime(usage.next_change_at);
+  const at = clockTime(usage.next_change_at, usage.timezone);
   switch (usage.state) {
     case 'ok':
       return `Allowed until ${at}`;
