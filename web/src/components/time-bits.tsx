@@ -39,7 +39,7 @@ export function StateBadge({ state, size = 'md' }: { state: TimeState; size?: 'm
 
 /** "until 18:30", "until you resume", or nothing. */
 export function pausedUntilText(
-  usage: Pick<TimeUsageView, 'state' | 'paused_until' | 'next_change_at'>,
+  usage: Pick<TimeUsageView, 'state' | 'paused_until' | 'next_change_at' | 'timezone'>,
 ): string {
   if (usage.state !== 'paused') return '';
   const until = usage.paused_until ?? usage.next_change_at;
