@@ -9,7 +9,6 @@ import {
   OverlayView,
   RenameUserBody,
   StatsView,
-  UsageView,
   ValidationView,
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
@@ -141,11 +140,6 @@ export function userRoutes(app: HearthApp, { users }: Services): void {
       reply: OverlayView,
     },
     (actor, request) => users.updateOverlay(actor, request.params.user_id, request.body),
-  );
-  parent.get(
-    '/api/user/:id/usage',
-    { summary: "Today's usage snapshot", params: IdParams, reply: UsageView },
-    (actor, request) => users.usage(actor, request.params.id),
   );
   parent.get(
     '/api/user/:id/stats',

@@ -6,9 +6,10 @@ import { ErrorAlert } from '../../components/page';
 import { formatMinutes } from '../../labels';
 
 export function usageSummary(usage: UsageView): string {
-  const used = `Used today: ${formatMinutes(usage.used_seconds_today)}`;
+  const used = `Used today: ${formatMinutes(usage.used_seconds)}`;
+  if (usage.state === 'paused') return `${used} · Paused`;
   if (usage.limit_seconds === null) return `${used} · No limit set`;
-  const left = usage.remaining_seconds ?? Math.max(0, usage.limit_seconds - usage.used_seconds_today);
+  const left = usage.remaining_seconds ?? Math.max(0, usage.limit_seconds - usage.used_seconds);
   return `${used} · ${formatMinutes(left)} left of ${formatMinutes(usage.limit_seconds)}`;
 }
 
@@ -18,7 +19,8 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
   const names = new Map(
     child.mappings.map((m) => [`${m.system_id}/${m.linux_username}`, m.display_name ?? m.hostname]),
   );
-  const busyDevices = data?.devices.filter((d) => d.seconds_used > 0) ?? [];
+  const busyDevices = data?.devices.filter((d) => d.used_seconds > 0) ?? [];
+  const online = data?.devices.some((d) => d.online) ?? false;
 
   return (
     <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="today-title">
@@ -31,8 +33,8 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
             </Title>
           </Group>
           {data ? (
-            <Badge variant="dot" color={data.online ? 'teal' : 'gray'} size="lg">
-              {data.online ? 'Online now' : 'Offline'}
+            <Badge variant="dot" color={online ? 'teal' : 'gray'} size="lg">
+              {online ? 'Online now' : 'Offline'}
             </Badge>
           ) : null}
         </Group>
@@ -48,7 +50,7 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
                 {busyDevices.map((d) => (
                   <Text key={`${d.system_id}/${d.linux_username}`} size="sm" c="dimmed">
                     {names.get(`${d.system_id}/${d.linux_username}`) ?? 'A device'} ({d.linux_username}):{' '}
-                    {formatMinutes(d.seconds_used)}
+                    {formatMinutes(d.used_seconds)}
                   </Text>
                 ))}
               </Stack>
