@@ -135,12 +135,13 @@ export function buildServices(
     }),
   );
   const time = new TimeService(
-    new TimeRepository(db.kysely),
+    new TimeRepository(db),
     access,
     devices,
     channel,
     cache,
     (householdId, date) => userRepo.usageOfHousehold(householdId, date),
+    events,
     log,
   );
   const approvals = new ApprovalService(

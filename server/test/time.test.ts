@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Frame, SimAgent } from '../../bench/src/simulator.js';
 import { withChildAgents } from './child-agents.js';
-import { addParent, createHousehold, describeWithServer, startTestServer } from './helpers.js';
+import { addParent, createHousehold, describeWithServer, SseReader, startTestServer } from './helpers.js';
 
 /** A zone whose local date differs from the UTC date right now (so a UTC-day bug shows). */
 function zoneOffToday(): string {
@@ -406,6 +406,35 @@ describeWithServer(
     });
   },
 );
+
+describeWithServer('time: live events', { household: 'Live time home' }, (suite) => {
+  const ctx = withChildAgents(suite, { child: 'Liv', spareAccount: 'guest' });
+
+  test('time_state: a parent change, then use that crosses the limit, each raise one live event', async () => {
+    await ctx.home.client.patch('/api/household', { timezone: 'UTC' });
+    const { agent } = await ctx.pairedAgent({ record: true });
+    const stream = await SseReader.open(`${ctx.server.url}/api/dashboard/events`, ctx.home.client.cookie ?? '');
+    try {
+      await ctx.home.client.post('/weekly-schedule/update', {
+        managed_user_id: ctx.childId,
+        days: week({ limit_minutes: 10, windows: [] }),
+      });
+      const changed = await stream.next((e) => e.event === 'time_state' && e.data.cause === 'changed');
+      assert.equal(changed.data.managed_user_id, ctx.childId);
+      assert.equal(changed.data.remaining_seconds, 600);
+      const today = localToday('UTC');
+      agent.send({ type: 'usage_report', linux_username: 'kid', date: today, seconds_used: 300 });
+      agent.send({ type: 'usage_report', linux_username: 'kid', date: today, seconds_used: 600 });
+      const crossed = await stream.next((e) => e.event === 'time_state' && e.data.cause === 'limit_reached');
+      assert.equal(crossed.data.state, 'locked');
+      assert.equal(crossed.data.remaining_seconds, 0);
+      assert.equal(crossed.data.used_seconds, 600);
+      assert.equal(stream.events.filter((e) => e.event === 'time_state').length, 2, 'the report under the limit raised none');
+    } finally {
+      stream.close();
+    }
+  });
+});
 
 describeWithServer('time: the pause is kept across a restart', {}, (suite) => {
   test('a pause set before a restart is still there after it', async () => {

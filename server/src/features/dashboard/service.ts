@@ -86,8 +86,8 @@ export class DashboardService {
   }
 
   /**
-   * A fixed number of reads whatever the size of the household: a child's use today comes from one
-   * grouped read for all children, and whether a child is online from the devices list, which holds
+   * A fixed number of reads whatever the size of the household: a child's use today and what is left
+   * come from three set-based reads for all children (the time feature's householdToday), and whether a child is online from the devices list, which holds
    * every device mapped to a child the parent sees.
    */
   private async read(actor: SessionAuth): Promise<DashboardView> {

@@ -1,11 +1,42 @@
 import type { Kysely } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
 import type { Database, TimeAdjustmentTable, TimePolicySyncTable } from '../../platform/db/schema.js';
 
 export type TimeSyncStatus = TimePolicySyncTable['status'];
 
 /** Schedules, adjustments, the pause, today's use and delivery state (DESIGN §10): SQL only. */
 export class TimeRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+  // The dashboard's reads of every child's schedule, pause and adjustments: prepared.
+  private readonly householdChildren: Prepared<
+    'household',
+    { id: string; paused_until: string | null; days: string | null }
+  >;
+  private readonly householdAdjustments: Prepared<
+    'household' | 'date',
+    { managed_user_id: string; seconds: number }
+  >;
+
+  constructor(database: Db) {
+    this.db = database.kysely;
+    this.householdChildren = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('managed_user as c')
+        .leftJoin('time_schedule as s', 's.managed_user_id', 'c.id')
+        .select(['c.id', 'c.paused_until', 's.days'])
+        .where('c.household_id', '=', p('household')),
+    );
+    this.householdAdjustments = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('time_adjustment as a')
+        .innerJoin('managed_user as c', 'c.id', 'a.managed_user_id')
+        .select((eb) => ['a.managed_user_id', eb.fn.sum<number>('a.seconds').as('seconds')])
+        .where('c.household_id', '=', p('household'))
+        .where('a.date', '=', p('date'))
+        .groupBy('a.managed_user_id'),
+    );
+  }
 
   household(householdId: string) {
     return this.db
@@ -41,12 +72,7 @@ export class TimeRepository {
 
   /** Every child of a household with its schedule and pause (the dashboard: one read). */
   childrenOfHousehold(householdId: string) {
-    return this.db
-      .selectFrom('managed_user as c')
-      .leftJoin('time_schedule as s', 's.managed_user_id', 'c.id')
-      .select(['c.id', 'c.paused_until', 's.days'])
-      .where('c.household_id', '=', householdId)
-      .execute();
+    return this.householdChildren.all({ household: householdId });
   }
 
   /**
@@ -104,14 +130,7 @@ export class TimeRepository {
 
   /** Each child's adjustments of one date in a household, in seconds (one grouped read). */
   async adjustmentsOfHousehold(householdId: string, date: string): Promise<Map<string, number>> {
-    const rows = await this.db
-      .selectFrom('time_adjustment as a')
-      .innerJoin('managed_user as c', 'c.id', 'a.managed_user_id')
-      .select((eb) => ['a.managed_user_id', eb.fn.sum<number>('a.seconds').as('seconds')])
-      .where('c.household_id', '=', householdId)
-      .where('a.date', '=', date)
-      .groupBy('a.managed_user_id')
-      .execute();
+    const rows = await this.householdAdjustments.all({ household: householdId, date });
     return new Map(rows.map((r) => [r.managed_user_id, Number(r.seconds)]));
   }
 

@@ -26,6 +26,7 @@ import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import { invalidRequest, notFound } from '../../platform/errors.js';
+import type { EventPublisher } from '../../platform/events.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
@@ -129,8 +130,15 @@ export class TimeService {
     private readonly channel: AgentChannel,
     private readonly cache: ReadCache,
     private readonly householdUsage: HouseholdUsageReader,
+    private readonly events: EventPublisher,
     private readonly log: FastifyBaseLogger,
   ) {}
+
+  /**
+   * Per instance: each child's last state seen on a usage report and whether the limit was reached,
+   * so a report that crosses the limit or moves the state raises one live event (bounded; the oldest go).
+   */
+  private readonly lastSeen = new Map<string, { state: string; exhausted: boolean }>();
 
   // ——— household ———
 
@@ -437,10 +445,36 @@ export class TimeService {
       at: nowIso(),
       by,
     });
-    await this.push(managedUserId, version);
+    const t = await this.push(managedUserId, version);
+    this.announce(householdId, t, 'changed');
   }
 
-  private async push(managedUserId: string, version: number): Promise<void> {
+  /** A `time_state` live event for the child's dashboards (and this instance's memory of it). */
+  private announce(householdId: string, t: Today, cause: 'changed' | 'limit_reached' | 'state'): void {
+    this.remember(t);
+    this.events.publish(householdId, 'time_state', {
+      managed_user_id: t.child.id,
+      state: t.result.state,
+      allowed_now: t.result.allowed_now,
+      used_seconds: t.used,
+      remaining_seconds: t.result.remaining_seconds,
+      cause,
+    });
+  }
+
+  /** Remembers the child's state; answers what it was before (undefined: not seen here yet). */
+  private remember(t: Today): { state: string; exhausted: boolean } | undefined {
+    const before = this.lastSeen.get(t.child.id);
+    this.lastSeen.delete(t.child.id);
+    if (this.lastSeen.size >= 10_000) {
+      const oldest = this.lastSeen.keys().next().value;
+      if (oldest !== undefined) this.lastSeen.delete(oldest);
+    }
+    this.lastSeen.set(t.child.id, { state: t.result.state, exhausted: t.result.remaining_seconds === 0 });
+    return before;
+  }
+
+  private async push(managedUserId: string, version: number): Promise<Today> {
     const t = await this.today(managedUserId, Date.now());
     const adjustments = minutesOf(t.adjustments);
     await Promise.all(
@@ -488,6 +522,7 @@ export class TimeService {
           );
         }),
     );
+    return t;
   }
 
   /** A queued push reached the device and was answered (the channel's onAnswered hook). */
@@ -548,12 +583,14 @@ export class TimeService {
   async onUsageRecorded(device: AuthenticatedDevice, linuxUsername: string): Promise<void> {
     const mapping = await this.repo.mappingOf(device.systemId, linuxUsername);
     if (!mapping) return;
-    const mappings = await this.repo.mappingsOf(mapping.managed_user_id);
-    const others = mappings.filter(
+    const t = await this.today(mapping.managed_user_id, Date.now());
+    const before = this.remember(t);
+    const exhausted = t.result.remaining_seconds === 0;
+    if (before && exhausted && !before.exhausted) this.announce(t.child.household_id, t, 'limit_reached');
+    else if (before && before.state !== t.result.state) this.announce(t.child.household_id, t, 'state');
+    const others = t.mappings.filter(
       (m) => m.system_id !== device.systemId && m.status === 'approved' && this.channel.isOnline(m),
     );
-    if (!others.length) return;
-    const t = await this.today(mapping.managed_user_id, Date.now());
     await Promise.all(
       others.map((m) => {
         const message: TimeStatusMessage = {
