@@ -190,17 +190,12 @@ export class TimeService {
       const given = body.days[day];
       if (given) days[day] = { limit_minutes: given.limit_minutes, windows: given.windows };
     }
-    const problems = scheduleProblems(days);
+    const problems = scheduleProblems(body.days);
     if (problems.length) {
-      const details = problems.map((p) => ({
-        path: p.path.startsWith('body/')
-          ? p.path
-          : `body/days/${p.path.replace(/^\/?(days[./])?/, '').replace(/\./g, '/')}`,
-        message: p.message,
-      }));
+      const first = problems[0];
       throw invalidRequest(
-        `The schedule is not valid: ${problems[0]?.message ?? 'check the days'}.`,
-        details,
+        `The schedule was not saved: ${first ? `${first.path} ${first.message}` : 'check the days'}.`,
+        problems.map((p) => ({ path: `body/${p.path.replace(/^\//, '')}`, message: p.message })),
       );
     }
     await this.changed(body.managed_user_id, child.household_id, actor.parentId, JSON.stringify(days));
