@@ -338,7 +338,7 @@ describeWithServer(
       assert.equal(paused.body.allowed_now, false);
       const until30 = Date.parse(paused.body.paused_until);
       assert.ok(until30 > Date.now() + 25 * 60_000 && until30 <= Date.now() + 30 * 60_000);
-      assert.equal((await pushedPause).args?.paused_until, paused.body.paused_until);
+      assert.equal(((await pushedPause).args as { paused_until: unknown }).paused_until, paused.body.paused_until);
       assert.equal((await ctx.home.client.get(`/api/user/${child}/usage`)).body.state, 'paused');
 
       const forever = await ctx.home.client.post(`/api/managed-users/${child}/pause`);
