@@ -82,11 +82,28 @@ export const CommandResponseMessage = Type.Object({
 });
 export type CommandResponseMessage = Static<typeof CommandResponseMessage>;
 
+/** Applications one `usage_report` may carry (DESIGN §10). */
+export const MAX_USAGE_APPS_PER_REPORT = 500;
+/** The largest day total, for the day and for each application: a day has 86,400 seconds. */
+export const MAX_USAGE_SECONDS = 86_400;
+
+/** One application's running total of the day; identifier and match type follow the inventory's rules. */
+export const UsageApp = Type.Object(
+  {
+    identifier: Type.String({ minLength: 1, maxLength: 1024 }),
+    match_type: Type.Union([Type.Literal('executable'), Type.Literal('package')]),
+    seconds: Type.Integer({ minimum: 0, maximum: MAX_USAGE_SECONDS }),
+  },
+  { additionalProperties: false },
+);
+export type UsageApp = Static<typeof UsageApp>;
+
 export const UsageReportMessage = Type.Object({
   type: Type.Literal('usage_report'),
   linux_username: Type.String({ minLength: 1, maxLength: 64 }),
   date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
-  seconds_used: Type.Integer({ minimum: 0, maximum: 86_400 }),
+  seconds_used: Type.Integer({ minimum: 0, maximum: MAX_USAGE_SECONDS }),
+  apps: Type.Optional(Type.Array(UsageApp, { maxItems: MAX_USAGE_APPS_PER_REPORT })),
 });
 export type UsageReportMessage = Static<typeof UsageReportMessage>;
 

@@ -25,4 +25,7 @@ export * from './rest/inventory.js';
 export * from './rest/parents.js';
 export * from './rest/time.js';
 export * from './rest/users.js';
+export * from './time/engine.js';
+export * from './time/schedule.js';
 export * from './time/types.js';
+export { addDays, isValidTimeZone, localDate, weekdayOf, zonedInstant } from './time/zone.js';

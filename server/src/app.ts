@@ -19,6 +19,7 @@ import { inventoryRoutes } from './features/inventory/routes.js';
 import { defaultOverlayDir, overlayRoutes } from './features/overlay/routes.js';
 import { pairingRoutes } from './features/pairing/routes.js';
 import { timeRoutes } from './features/time/routes.js';
+import { usageRoutes } from './features/usage/routes.js';
 import { userRoutes } from './features/users/routes.js';
 import { defaultWebDir, webRoutes } from './features/web/routes.js';
 import { installAccessControl } from './platform/access.js';
@@ -126,6 +127,7 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   authRoutes(app, services);
   householdRoutes(app, services);
   userRoutes(app, services);
+  usageRoutes(app, services);
   deviceRoutes(app, services);
   alertRoutes(app, services);
   approvalRoutes(app, services);

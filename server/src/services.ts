@@ -35,6 +35,7 @@ import { TimeRepository } from './features/time/repository.js';
 import { TimeService } from './features/time/service.js';
 import { registerAgentMessages as registerUsageMessages } from './features/usage/agent-messages.js';
 import { UsageRepository } from './features/usage/repository.js';
+import { UsageService } from './features/usage/service.js';
 import { UserRepository } from './features/users/repository.js';
 import { type ReleasedAccount, UserService } from './features/users/service.js';
 import { type Bus, MemoryBus, RedisBus } from './platform/bus.js';
@@ -75,6 +76,7 @@ export interface Services {
   dashboard: DashboardService;
   /** Weekly schedules, adjustments, the pause, today's usage and set_time_policy delivery. */
   time: TimeService;
+  usage: UsageService;
   worker: WorkerState;
   /** Bearer requests per device per minute (600; over it, 429 with Retry-After). */
   limitDevice(systemId: string): Promise<number | null>;
@@ -97,7 +99,7 @@ export function buildServices(
   const cache = new ReadCache(bus);
   const queue = new CommandQueue(db.kysely);
   const channel = new AgentChannel(db.kysely, bus, queue, log, timings);
-  const access = new AccessService(new AccessRepository(db.kysely));
+  const access = new AccessService(new AccessRepository(db.kysely), cache);
   const userRepo = new UserRepository(db);
   const deviceRepo = new DeviceRepository(db.kysely);
   const householdRepo = new HouseholdRepository(db.kysely);
@@ -176,8 +178,10 @@ export function buildServices(
     counters,
     config,
   });
+  const usageRepo = new UsageRepository(db);
   registerUsageMessages(channel, {
-    usage: new UsageRepository(db.kysely),
+    usage: usageRepo,
+    log,
     // Cross-device totals: the child's other online devices hear the sum (DESIGN §10).
     onRecorded: (device, report) => time.onUsageRecorded(device, report.linux_username),
   });
@@ -209,6 +213,7 @@ export function buildServices(
     eventHub,
     dashboard,
     time,
+    usage: new UsageService(usageRepo, access),
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),
     async limitIp(key, max, windowMs) {

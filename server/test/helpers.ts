@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
+import type { UsageApp } from '@hearth/protocol';
 import pg from 'pg';
 import pino from 'pino';
 import type { ChannelTimings } from '../src/agent-channel/types.js';
@@ -129,7 +130,7 @@ export interface ServerSuite {
  */
 export function describeWithServer(
   title: string,
-  options: { env?: Record<string, string>; household?: string },
+  options: { env?: Record<string, string>; household?: string; log?: pino.Logger },
   body: (ctx: ServerSuite) => void,
 ): void {
   announcePostgres();
@@ -137,7 +138,7 @@ export function describeWithServer(
     describe(`${title} (${db.name})`, () => {
       const ctx = { db } as ServerSuite;
       before(async () => {
-        ctx.server = await startTestServer(db, options.env);
+        ctx.server = await startTestServer(db, options.env, { log: options.log });
         if (options.household) ctx.home = await createHousehold(ctx.server, options.household);
       });
       body(ctx);
@@ -302,12 +303,14 @@ export async function recordUsage(
   linuxUsername: string,
   date: string,
   seconds: number,
+  apps: UsageApp[] = [],
 ) {
-  await new UsageRepository(server.services.db.kysely).recordUsage(
+  await new UsageRepository(server.services.db).recordUsage(
     systemId,
     linuxUsername,
     date,
     seconds,
+    apps,
     nowIso(),
   );
 }

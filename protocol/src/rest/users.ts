@@ -120,10 +120,45 @@ export const UsageView = Type.Object({
 });
 export type UsageView = Static<typeof UsageView>;
 
+/** The ranges `GET /api/user/<id>/stats` answers for, in days. */
+export const STATS_RANGES = [7, 14, 30] as const;
+export type StatsRange = (typeof STATS_RANGES)[number];
+/** Applications `GET /api/user/<id>/stats` lists, most used first. */
+export const STATS_TOP_APPS = 20;
+
+/**
+ * DESIGN §10. `days` runs oldest to newest and ends today in the household's zone, every day present
+ * (0 without use); `limit_seconds` is the weekly schedule's limit for that weekday (null: no limit).
+ * `apps` are the most used over the range (at most 20, most used first), named from the inventory of
+ * the child's devices (null when no device lists it); `devices` are the child's mapped devices, most
+ * used first.
+ */
 export const StatsView = Type.Object({
-  user_id: Id,
-  days: Type.Array(Type.Object({ date: Type.String(), seconds_used: Type.Integer() })),
-  total_seconds: Type.Integer(),
-  daily_average_seconds: Type.Integer(),
+  managed_user_id: Id,
+  days: Type.Array(
+    Type.Object({
+      date: Type.String({ description: 'YYYY-MM-DD in the household time zone' }),
+      used_seconds: Type.Integer(),
+      limit_seconds: Nullable(Type.Integer()),
+    }),
+  ),
+  apps: Type.Array(
+    Type.Object({
+      identifier: Type.String(),
+      match_type: Type.String(),
+      application_name: Nullable(Type.String()),
+      icon_url: Nullable(Type.String()),
+      seconds: Type.Integer(),
+    }),
+  ),
+  devices: Type.Array(
+    Type.Object({
+      system_id: Type.String(),
+      /** The device's display name (its hostname until a parent renamed it). */
+      hostname: Nullable(Type.String()),
+      platform: Nullable(Type.String()),
+      seconds: Type.Integer(),
+    }),
+  ),
 });
 export type StatsView = Static<typeof StatsView>;

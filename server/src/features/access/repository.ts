@@ -17,6 +17,18 @@ export interface GrantRow {
 export class AccessRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Every child of the household, each with the parent's grant on it (what AccessService keeps). */
+  allChildGrants(householdId: string, parentId: string): Promise<GrantRow[]> {
+    return this.db
+      .selectFrom('managed_user as u')
+      .leftJoin('parent_child_permission as p', (join) =>
+        join.onRef('p.managed_user_id', '=', 'u.id').on('p.parent_id', '=', parentId),
+      )
+      .select(['u.id', 'u.id as managed_user_id', 'p.can_view', 'p.can_manage_policies'])
+      .where('u.household_id', '=', householdId)
+      .execute();
+  }
+
   /** The household's children among `ids`, each with the parent's grant on it. */
   childGrants(householdId: string, parentId: string, ids: readonly string[]): Promise<GrantRow[]> {
     if (!ids.length) return Promise.resolve([]);

@@ -1,5 +1,6 @@
 import { isAdmin, type SessionAuth } from '../../platform/access.js';
 import { forbidden, notFound } from '../../platform/errors.js';
+import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessRepository, GrantRow } from './repository.js';
 
 /** What a parent needs to do something with a child (or with what belongs to one). */
@@ -28,17 +29,43 @@ const satisfies = (level: ChildNeed | null, need: ChildNeed) =>
  * not do this with it.
  */
 export class AccessService {
-  constructor(private readonly repo: AccessRepository) {}
+  /**
+   * A parent's grants on every child of their household, kept between the writes that change them:
+   * a child added or removed drops it (the household's children tag), and so does any change to the
+   * parent — role, permissions, removal (the parent tag), on every instance. Every child route asks
+   * this first, so it must not cost a query each time.
+   */
+  private readonly grants: CacheSpace<ReadonlyMap<string, GrantRow>> | null;
+
+  constructor(
+    private readonly repo: AccessRepository,
+    cache?: ReadCache,
+  ) {
+    this.grants = cache ? cache.space('child-grants') : null;
+  }
+
+  private async childGrantsOf(actor: SessionAuth, ids: readonly string[]): Promise<GrantRow[]> {
+    if (!this.grants) return this.repo.childGrants(actor.householdId, actor.parentId, ids);
+    const { householdId, parentId } = actor;
+    const all = await this.grants.load(`${householdId}\u0000${parentId}`, async () => ({
+      value: new Map((await this.repo.allChildGrants(householdId, parentId)).map((r) => [r.id, r])),
+      tags: [cacheTags.children(householdId), cacheTags.parent(parentId)],
+    }));
+    return ids.flatMap((id) => {
+      const row = all.get(id);
+      return row ? [row] : [];
+    });
+  }
 
   /** Children among `ids` the parent may view, or manage. */
   async checkChildren(actor: SessionAuth, ids: readonly string[], need: ChildNeed): Promise<Set<string>> {
-    const rows = await this.repo.childGrants(actor.householdId, actor.parentId, ids);
+    const rows = await this.childGrantsOf(actor, ids);
     return this.allowed(actor, rows, need);
   }
 
   /** Throws 404 for a child the parent may not see, 403 for one they may see but not manage. */
   async requireChild(actor: SessionAuth, id: string, need: ChildNeed): Promise<void> {
-    const [row] = await this.repo.childGrants(actor.householdId, actor.parentId, [id]);
+    const [row] = await this.childGrantsOf(actor, [id]);
     if (!row) throw notFound('The child');
     this.requireLevel(actor, row, need, 'The child');
   }

@@ -26,7 +26,7 @@ export function looksLikePng(bytes: Buffer): boolean {
 }
 
 const key = (a: { identifier: string; match_type: string }) => `${a.match_type}\u0000${a.identifier}`;
-const iconUrl = (hash: string | null | undefined) => (hash ? `/api/apps/icons/${hash}` : null);
+export const iconUrl = (hash: string | null | undefined) => (hash ? `/api/apps/icons/${hash}` : null);
 
 /**
  * The content hash of a report covers the account and its sorted apps only (not report_id or

@@ -8,7 +8,6 @@ import {
   OverlayBody,
   OverlayView,
   RenameUserBody,
-  StatsView,
   ValidationView,
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
@@ -140,18 +139,5 @@ export function userRoutes(app: HearthApp, { users }: Services): void {
       reply: OverlayView,
     },
     (actor, request) => users.updateOverlay(actor, request.params.user_id, request.body),
-  );
-  parent.get(
-    '/api/user/:id/stats',
-    {
-      summary: 'Daily usage over recent days',
-      params: IdParams,
-      querystring: Type.Object(
-        { days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 7 })) },
-        { additionalProperties: false },
-      ),
-      reply: StatsView,
-    },
-    (actor, request) => users.stats(actor, request.params.id, request.query.days ?? 7),
   );
 }

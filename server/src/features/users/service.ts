@@ -6,7 +6,6 @@ import type {
   MappingView,
   OverlayBody,
   RenameUserBody,
-  StatsView,
   ValidationView,
 } from '@hearth/protocol';
 
@@ -19,8 +18,6 @@ import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-
 import type { AccessService, ChildNeed } from '../access/service.js';
 import { type DeviceRepository, parseLinuxUsers } from '../devices/repository.js';
 import type { UserRepository } from './repository.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 function cleanNote(note: string | null | undefined): string | null | undefined {
   if (note === undefined || note === null) return note;
@@ -291,24 +288,4 @@ export class UserService {
     return { user_id: userId, valid: items.every((i) => i.valid), mappings: items };
   }
 
-  async stats(actor: SessionAuth, userId: string, days: number): Promise<StatsView> {
-    await this.access.requireChild(actor, userId, 'view');
-    const now = Date.now();
-    const dates = Array.from({ length: days }, (_, i) => utcDay(new Date(now - (days - 1 - i) * DAY_MS)));
-    const rows = await this.users.usageOfChild(
-      userId,
-      dates[0] ?? utcDay(),
-      dates[dates.length - 1] ?? utcDay(),
-    );
-    const perDay = new Map<string, number>();
-    for (const r of rows) perDay.set(r.date, (perDay.get(r.date) ?? 0) + Number(r.seconds_used));
-    const series = dates.map((date) => ({ date, seconds_used: perDay.get(date) ?? 0 }));
-    const total = series.reduce((sum, d) => sum + d.seconds_used, 0);
-    return {
-      user_id: userId,
-      days: series,
-      total_seconds: total,
-      daily_average_seconds: Math.round(total / days),
-    };
-  }
 }
