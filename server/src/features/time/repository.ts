@@ -5,6 +5,28 @@ import type { Database, TimeAdjustmentTable, TimePolicySyncTable } from '../../p
 
 export type TimeSyncStatus = TimePolicySyncTable['status'];
 
+export interface ChildRow {
+  id: string;
+  household_id: string;
+  paused_until: string | null;
+  timezone: string;
+  version: number | null;
+  days: string | null;
+}
+
+export interface MappingRow {
+  id: string;
+  system_id: string;
+  linux_username: string;
+  hostname: string;
+  display_name: string | null;
+  platform: string;
+  status: string;
+  agent_version: string | null;
+  connected_instance?: string | null;
+  last_seen_at: string | null;
+}
+
 /** Schedules, adjustments, the pause, today's use and delivery state (DESIGN §10): SQL only. */
 export class TimeRepository {
   private readonly db: Kysely<Database>;
@@ -18,8 +40,71 @@ export class TimeRepository {
     { managed_user_id: string; seconds: number }
   >;
 
+  // Every usage report and every usage read: prepared, built once.
+  private readonly childRead: Prepared<'id', ChildRow>;
+  private readonly adjustmentsRead: Prepared<'id' | 'from', { date: string; seconds: number }>;
+  private readonly mappingsRead: Prepared<'id', MappingRow>;
+  private readonly usageRead: Prepared<
+    'id' | 'date',
+    { system_id: string; linux_username: string; seconds_used: number }
+  >;
+  private readonly mappingRead: Prepared<'system' | 'account', { id: string; managed_user_id: string }>;
+
   constructor(database: Db) {
     this.db = database.kysely;
+    this.childRead = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('managed_user as c')
+        .innerJoin('household as h', 'h.id', 'c.household_id')
+        .leftJoin('time_schedule as s', 's.managed_user_id', 'c.id')
+        .select(['c.id', 'c.household_id', 'c.paused_until', 'h.timezone', 's.version', 's.days'])
+        .where('c.id', '=', p('id')),
+    );
+    this.adjustmentsRead = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('time_adjustment')
+        .select((eb) => ['date', eb.fn.sum<number>('seconds').as('seconds')])
+        .where('managed_user_id', '=', p('id'))
+        .where('date', '>=', p('from'))
+        .groupBy('date'),
+    );
+    this.mappingsRead = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('device_mapping as m')
+        .innerJoin('agent_device as d', 'd.system_id', 'm.system_id')
+        .select([
+          'm.id',
+          'm.system_id',
+          'm.linux_username',
+          'd.hostname',
+          'd.display_name',
+          'd.platform',
+          'd.status',
+          'd.agent_version',
+          'd.connected_instance',
+          'd.last_seen_at',
+        ])
+        .where('m.managed_user_id', '=', p('id'))
+        .orderBy('m.created_at', 'asc')
+        .orderBy('m.id', 'asc'),
+    );
+    this.usageRead = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('device_mapping as m')
+        .innerJoin('usage_day as u', (j) =>
+          j.onRef('u.system_id', '=', 'm.system_id').onRef('u.linux_username', '=', 'm.linux_username'),
+        )
+        .select(['u.system_id', 'u.linux_username', 'u.seconds_used'])
+        .where('m.managed_user_id', '=', p('id'))
+        .where('u.date', '=', p('date')),
+    );
+    this.mappingRead = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('device_mapping')
+        .select(['id', 'managed_user_id'])
+        .where('system_id', '=', p('system'))
+        .where('linux_username', '=', p('account')),
+    );
     this.householdChildren = new Prepared(database, (k, p) =>
       k
         .selectFrom('managed_user as c')
@@ -59,15 +144,31 @@ export class TimeRepository {
     return this.db.selectFrom('managed_user').select('id').where('household_id', '=', householdId).execute();
   }
 
+
   /** The child with its household's zone, schedule and pause, in one read. */
-  child(managedUserId: string) {
-    return this.db
-      .selectFrom('managed_user as c')
-      .innerJoin('household as h', 'h.id', 'c.household_id')
-      .leftJoin('time_schedule as s', 's.managed_user_id', 'c.id')
-      .select(['c.id', 'c.household_id', 'c.paused_until', 'h.timezone', 's.version', 's.days'])
-      .where('c.id', '=', managedUserId)
-      .executeTakeFirst();
+  child(managedUserId: string): Promise<ChildRow | undefined> {
+    return this.childRead.first({ id: managedUserId });
+  }
+
+  /** The child's adjustments per date from `fromDate` on, in seconds. */
+  async adjustmentsFrom(managedUserId: string, fromDate: string): Promise<Map<string, number>> {
+    const rows = await this.adjustmentsRead.all({ id: managedUserId, from: fromDate });
+    return new Map(rows.map((r) => [r.date, Number(r.seconds)]));
+  }
+
+  /** The child's mapped accounts with their device. */
+  mappingsOf(managedUserId: string): Promise<MappingRow[]> {
+    return this.mappingsRead.all({ id: managedUserId });
+  }
+
+  /** The child's use on one date, per mapped account (one join over the child's mappings). */
+  usageOn(managedUserId: string, date: string) {
+    return this.usageRead.all({ id: managedUserId, date });
+  }
+
+  /** The mapping of an account on a device (an answer or a report names the device and the account). */
+  mappingOf(systemId: string, linuxUsername: string) {
+    return this.mappingRead.first({ system: systemId, account: linuxUsername });
   }
 
   /** Every child of a household with its schedule and pause (the dashboard: one read). */
@@ -116,17 +217,6 @@ export class TimeRepository {
     await this.db.insertInto('time_adjustment').values(row).execute();
   }
 
-  /** The child's adjustments per date from `fromDate` on, in seconds. */
-  async adjustmentsFrom(managedUserId: string, fromDate: string): Promise<Map<string, number>> {
-    const rows = await this.db
-      .selectFrom('time_adjustment')
-      .select((eb) => ['date', eb.fn.sum<number>('seconds').as('seconds')])
-      .where('managed_user_id', '=', managedUserId)
-      .where('date', '>=', fromDate)
-      .groupBy('date')
-      .execute();
-    return new Map(rows.map((r) => [r.date, Number(r.seconds)]));
-  }
 
   /** Each child's adjustments of one date in a household, in seconds (one grouped read). */
   async adjustmentsOfHousehold(householdId: string, date: string): Promise<Map<string, number>> {
@@ -142,41 +232,7 @@ export class TimeRepository {
       .execute();
   }
 
-  /** The child's mapped accounts with their device. */
-  mappingsOf(managedUserId: string) {
-    return this.db
-      .selectFrom('device_mapping as m')
-      .innerJoin('agent_device as d', 'd.system_id', 'm.system_id')
-      .select([
-        'm.id',
-        'm.system_id',
-        'm.linux_username',
-        'd.hostname',
-        'd.display_name',
-        'd.platform',
-        'd.status',
-        'd.agent_version',
-        'd.connected_instance',
-        'd.last_seen_at',
-      ])
-      .where('m.managed_user_id', '=', managedUserId)
-      .orderBy('m.created_at', 'asc')
-      .orderBy('m.id', 'asc')
-      .execute();
-  }
 
-  /** The child's use on one date, per mapped account (one join over the child's mappings). */
-  usageOn(managedUserId: string, date: string) {
-    return this.db
-      .selectFrom('device_mapping as m')
-      .innerJoin('usage_day as u', (j) =>
-        j.onRef('u.system_id', '=', 'm.system_id').onRef('u.linux_username', '=', 'm.linux_username'),
-      )
-      .select(['u.system_id', 'u.linux_username', 'u.seconds_used'])
-      .where('m.managed_user_id', '=', managedUserId)
-      .where('u.date', '=', date)
-      .execute();
-  }
 
   syncOf(managedUserId: string) {
     return this.db
@@ -220,13 +276,4 @@ export class TimeRepository {
       .execute();
   }
 
-  /** The mapping of an account on a device (an answer names the device and the account). */
-  mappingOf(systemId: string, linuxUsername: string) {
-    return this.db
-      .selectFrom('device_mapping')
-      .select(['id', 'managed_user_id'])
-      .where('system_id', '=', systemId)
-      .where('linux_username', '=', linuxUsername)
-      .executeTakeFirst();
-  }
 }

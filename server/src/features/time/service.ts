@@ -30,7 +30,7 @@ import type { EventPublisher } from '../../platform/events.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
-import type { TimeRepository, TimeSyncStatus } from './repository.js';
+import type { ChildRow, MappingRow, TimeRepository, TimeSyncStatus } from './repository.js';
 
 export const TIME_POLICY_COMMAND = 'set_time_policy';
 
@@ -99,8 +99,6 @@ function isCalendarDate(date: string): boolean {
 const minutesOf = (seconds: Map<string, number>): Record<string, number> =>
   Object.fromEntries([...seconds].map(([date, s]) => [date, Math.round(s / 60)]));
 
-type ChildRow = NonNullable<Awaited<ReturnType<TimeRepository['child']>>>;
-type MappingRow = Awaited<ReturnType<TimeRepository['mappingsOf']>>[number];
 
 /** What today looks like for one child: the engine's answer and the figures it was given. */
 interface Today {
