@@ -45,7 +45,12 @@ export type ConsoleSyncedEvent = Static<typeof ConsoleSyncedEvent>;
  */
 export const TimeStateEvent = Type.Object({
   managed_user_id: Type.String(),
-  state: Type.Union([Type.Literal('ok'), Type.Literal('sleep'), Type.Literal('locked'), Type.Literal('paused')]),
+  state: Type.Union([
+    Type.Literal('ok'),
+    Type.Literal('sleep'),
+    Type.Literal('locked'),
+    Type.Literal('paused'),
+  ]),
   allowed_now: Type.Boolean(),
   used_seconds: Type.Integer(),
   remaining_seconds: Type.Union([Type.Integer(), Type.Null()]),

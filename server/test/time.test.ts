@@ -338,7 +338,10 @@ describeWithServer(
       assert.equal(paused.body.allowed_now, false);
       const until30 = Date.parse(paused.body.paused_until);
       assert.ok(until30 > Date.now() + 25 * 60_000 && until30 <= Date.now() + 30 * 60_000);
-      assert.equal(((await pushedPause).args as { paused_until: unknown }).paused_until, paused.body.paused_until);
+      assert.equal(
+        ((await pushedPause).args as { paused_until: unknown }).paused_until,
+        paused.body.paused_until,
+      );
       assert.equal((await ctx.home.client.get(`/api/user/${child}/usage`)).body.state, 'paused');
 
       const forever = await ctx.home.client.post(`/api/managed-users/${child}/pause`);
@@ -413,7 +416,10 @@ describeWithServer('time: live events', { household: 'Live time home' }, (suite)
   test('time_state: a parent change, then use that crosses the limit, each raise one live event', async () => {
     await ctx.home.client.patch('/api/household', { timezone: 'UTC' });
     const { agent } = await ctx.pairedAgent({ record: true });
-    const stream = await SseReader.open(`${ctx.server.url}/api/dashboard/events`, ctx.home.client.cookie ?? '');
+    const stream = await SseReader.open(
+      `${ctx.server.url}/api/dashboard/events`,
+      ctx.home.client.cookie ?? '',
+    );
     try {
       await ctx.home.client.post('/weekly-schedule/update', {
         managed_user_id: ctx.childId,
@@ -429,7 +435,11 @@ describeWithServer('time: live events', { household: 'Live time home' }, (suite)
       assert.equal(crossed.data.state, 'locked');
       assert.equal(crossed.data.remaining_seconds, 0);
       assert.equal(crossed.data.used_seconds, 600);
-      assert.equal(stream.events.filter((e) => e.event === 'time_state').length, 2, 'the report under the limit raised none');
+      assert.equal(
+        stream.events.filter((e) => e.event === 'time_state').length,
+        2,
+        'the report under the limit raised none',
+      );
     } finally {
       stream.close();
     }

@@ -144,7 +144,6 @@ export class TimeRepository {
     return this.db.selectFrom('managed_user').select('id').where('household_id', '=', householdId).execute();
   }
 
-
   /** The child with its household's zone, schedule and pause, in one read. */
   child(managedUserId: string): Promise<ChildRow | undefined> {
     return this.childRead.first({ id: managedUserId });
@@ -217,7 +216,6 @@ export class TimeRepository {
     await this.db.insertInto('time_adjustment').values(row).execute();
   }
 
-
   /** Each child's adjustments of one date in a household, in seconds (one grouped read). */
   async adjustmentsOfHousehold(householdId: string, date: string): Promise<Map<string, number>> {
     const rows = await this.householdAdjustments.all({ household: householdId, date });
@@ -231,8 +229,6 @@ export class TimeRepository {
       .where('id', '=', managedUserId)
       .execute();
   }
-
-
 
   syncOf(managedUserId: string) {
     return this.db
@@ -275,5 +271,4 @@ export class TimeRepository {
       .where('version', '=', version)
       .execute();
   }
-
 }

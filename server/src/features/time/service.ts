@@ -99,7 +99,6 @@ function isCalendarDate(date: string): boolean {
 const minutesOf = (seconds: Map<string, number>): Record<string, number> =>
   Object.fromEntries([...seconds].map(([date, s]) => [date, Math.round(s / 60)]));
 
-
 /** What today looks like for one child: the engine's answer and the figures it was given. */
 interface Today {
   child: ChildRow;

@@ -10,7 +10,7 @@ import type {
 } from '@hearth/protocol';
 
 import type { SessionAuth } from '../../platform/access.js';
-import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
+import { creationIso, nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import type { ManagedUserTable } from '../../platform/db/schema.js';
 import { conflict, notFound } from '../../platform/errors.js';
@@ -287,5 +287,4 @@ export class UserService {
     });
     return { user_id: userId, valid: items.every((i) => i.valid), mappings: items };
   }
-
 }
