@@ -113,7 +113,9 @@ export function buildServices(
       await appPolicy.release(account.system_id, account.linux_username);
     }
   };
-  const users = new UserService(userRepo, deviceRepo, access, cache, releaseAccounts);
+  const users = new UserService(userRepo, deviceRepo, access, cache, releaseAccounts, (childId) =>
+    time.mappingAdded(childId),
+  );
   const devices = new DeviceService(
     deviceRepo,
     new DeviceTokenRepository(db),

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Frame, SimAgent } from '../../bench/src/simulator.js';
 import { withChildAgents } from './child-agents.js';
-import { addParent, createHousehold, describeWithServer, SseReader, startTestServer } from './helpers.js';
+import {
+  addParent,
+  createHousehold,
+  describeWithServer,
+  enrollmentToken,
+  SseReader,
+  startTestServer,
+} from './helpers.js';
 
 /** A zone whose local date differs from the UTC date right now (so a UTC-day bug shows). */
 function zoneOffToday(): string {
@@ -232,6 +239,45 @@ describeWithServer(
 
       const other = await createHousehold(ctx.server, 'Nosy');
       assert.equal((await other.client.get(`/api/schedule-sync-status/${child}`)).status, 404);
+    });
+
+    test('a device mapped after a change gets the current policy and reads as synced', async () => {
+      const child = (await ctx.home.client.post('/api/user/create', { name: 'Late' })).body.id;
+      const days = { friday: { limit_minutes: 20, windows: [] } };
+      assert.equal(
+        (await ctx.home.client.post('/weekly-schedule/update', { managed_user_id: child, days })).body
+          .version,
+        1,
+      );
+      const agent = new SimAgent({
+        url: ctx.server.wsUrl,
+        enrollmentToken: await enrollmentToken(ctx.home),
+        linuxUsers: [{ username: 'kid' }],
+        record: true,
+      });
+      ctx.agents.push(agent);
+      await agent.connect();
+      const approved = agent.waitFor('pairing_approved');
+      await ctx.home.client.post(`/api/device/approve/${agent.systemId}`);
+      await approved;
+      const pushed = agent.waitFor(isPush);
+      const mapping = (
+        await ctx.home.client.post(`/managed-users/${child}/mappings/add`, {
+          system_id: agent.systemId,
+          linux_username: 'kid',
+        })
+      ).body;
+      const frame = await pushed;
+      assert.equal((frame.args as { version: number }).version, 1);
+      assert.deepEqual((frame.args as { days: Record<string, unknown> }).days.friday, days.friday);
+      const status = await until(
+        () => ctx.home.client.get(`/api/schedule-sync-status/${child}`),
+        (r) => r.body.items[0]?.status === 'synced',
+      );
+      assert.deepEqual(
+        status.body.items.map((i: { mapping_id: string; status: string }) => [i.mapping_id, i.status]),
+        [[mapping.id, 'synced']],
+      );
     });
 
     test('modify-time: adjustments add up per day, bad minutes and past dates refused, approvals add time for today in the household zone', async () => {

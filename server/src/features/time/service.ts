@@ -406,7 +406,6 @@ export class TimeService {
           const row = byMapping.get(m.id);
           let status: TimeSyncStatus;
           if (!timePolicySupported(m)) status = 'unsupported';
-          else if (m.status !== 'approved') status = 'pending';
           else if (!row) status = version === 0 ? 'synced' : 'pending';
           else if (Number(row.version) < version) status = 'pending';
           else status = row.status;
@@ -466,12 +465,36 @@ export class TimeService {
     return before;
   }
 
-  private async push(managedUserId: string, version: number): Promise<Today> {
+  /**
+   * An account was mapped to the child: its device gets the child's current policy (queued while it
+   * is offline or still waits for a parent's approval, then sent once it is approved and connects).
+   */
+  async mappingAdded(managedUserId: string): Promise<void> {
+    const child = await this.repo.child(managedUserId);
+    const version = Number(child?.version ?? 0);
+    if (!child || version === 0) return;
+    const synced = new Set(
+      (await this.repo.syncOf(managedUserId))
+        .filter((r) => Number(r.version) >= version)
+        .map((r) => r.mapping_id),
+    );
+    await this.push(managedUserId, version, (m) => !synced.has(m.id));
+  }
+
+  /**
+   * Sends `version` to the child's mapped accounts on approved devices, and queues it for devices
+   * that wait for approval (their queue is sent once they are approved); `only` narrows the mappings.
+   */
+  private async push(
+    managedUserId: string,
+    version: number,
+    only: (m: MappingRow) => boolean = () => true,
+  ): Promise<Today> {
     const t = await this.today(managedUserId, Date.now());
     const adjustments = minutesOf(t.adjustments);
     await Promise.all(
       t.mappings
-        .filter((m) => m.status === 'approved')
+        .filter((m) => (m.status === 'approved' || m.status === 'pending') && only(m))
         .map(async (m) => {
           const at = nowIso();
           const row = {

@@ -67,6 +67,8 @@ export class UserService {
     private readonly cache: ReadCache,
     /** Tells the devices of unlinked accounts to stop enforcing the child's rules (see services.ts). */
     private readonly release: (accounts: ReleasedAccount[]) => Promise<void> = async () => {},
+    /** Tells the newly mapped account's device the child's policies (see services.ts). */
+    private readonly mapped: (managedUserId: string) => Promise<void> = async () => {},
   ) {
     this.cachedChildren = cache.space('children');
   }
@@ -222,6 +224,7 @@ export class UserService {
     }
     // The household's list shows the mapping; the device's accounts now belong to a child.
     await this.cache.invalidate(cacheTags.children(actor.householdId), cacheTags.device(device.system_id));
+    await this.mapped(userId);
     return {
       id: row.id,
       system_id: row.system_id,
