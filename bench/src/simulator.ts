@@ -21,7 +21,10 @@ export interface SimAgentOptions {
   linuxUsers?: { username: string; display_name?: string }[];
   enrollmentToken?: string;
   secureToken?: string;
-  /** How the agent answers command_request; default: success with `{queued:true}` for refresh, else `{}`. */
+  /**
+   * How the agent answers command_request; default: success with `{queued:true}` for refresh,
+   * `{applied_version}` for set_time_policy, else `{}`.
+   */
   respond?: (command: string, args: Record<string, unknown>) => CommandReply | Promise<CommandReply>;
   /** Reconnect after an unexpected close, with jittered exponential back-off. */
   reconnect?: boolean;
@@ -147,7 +150,15 @@ export class SimAgent extends EventEmitter {
     const args = (frame.args ?? {}) as Record<string, unknown>;
     const reply = this.options.respond
       ? await this.options.respond(command, args)
-      : { success: true, data: command === 'refresh_installed_apps' ? { queued: true } : {} };
+      : {
+          success: true,
+          data:
+            command === 'refresh_installed_apps'
+              ? { queued: true }
+              : command === 'set_time_policy'
+                ? { applied_version: args.version }
+                : {},
+        };
     this.commandsAnswered += 1;
     this.send({ type: 'command_response', request_id: frame.request_id, ...reply });
   }

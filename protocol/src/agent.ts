@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type AGE_TIERS, type OVERLAY_CONTEXTS, type OVERLAY_REASONS, PLATFORMS } from './constants.js';
+import type { WeeklyDays } from './time/types.js';
 
 /** Agent channel (WebSocket /ws; docs/protocol.md). Every frame is one JSON object with a `type`. */
 export const WS_PATH = '/ws';
@@ -42,6 +43,7 @@ export const COMMANDS = [
   'clear_clock_tamper',
   'refresh_installed_apps',
   'unenroll',
+  'set_time_policy',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number] | `sync_${string}`;
 
@@ -177,3 +179,39 @@ export const AppIconReportMessage = Type.Object({
   data_base64: Type.String({ minLength: 1, maxLength: Math.ceil(MAX_ICON_BYTES / 3) * 4 + 4 }),
 });
 export type AppIconReportMessage = Static<typeof AppIconReportMessage>;
+
+/**
+ * `set_time_policy` (server → agent, a command; DESIGN §10): the child's whole time policy for one
+ * account. The agent applies it only when `version` is higher than the one it holds, and answers
+ * `command_response` with data `{applied_version}`.
+ */
+export interface SetTimePolicyArgs {
+  linux_username: string;
+  version: number;
+  /** IANA zone the days, limits and windows are read in. */
+  timezone: string;
+  days: WeeklyDays;
+  /** Minutes added (negative: taken) per household-local date, today and later. */
+  adjustments: Record<string, number>;
+  /** ISO instant the pause ends, "indefinite", or null when not paused. */
+  paused_until: string | null;
+}
+
+/** The data of the agent's answer to `set_time_policy`. */
+export interface SetTimePolicyAnswer {
+  applied_version: number;
+}
+
+/**
+ * `time_status` (server → agent, a push that needs no answer): the child's use today on all their
+ * devices together, sent to the child's other online devices when one of them reports usage.
+ */
+export interface TimeStatusMessage {
+  type: 'time_status';
+  linux_username: string;
+  /** Household-local date, YYYY-MM-DD. */
+  date: string;
+  used_seconds: number;
+  /** Null when the day has no limit. */
+  remaining_seconds: number | null;
+}

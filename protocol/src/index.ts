@@ -23,6 +23,7 @@ export * from './rest/dashboard.js';
 export * from './rest/devices.js';
 export * from './rest/inventory.js';
 export * from './rest/parents.js';
+export * from './rest/time.js';
 export * from './rest/users.js';
 export * from './time/engine.js';
 export * from './time/schedule.js';

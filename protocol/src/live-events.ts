@@ -39,6 +39,26 @@ export const ConsoleSyncedEvent = Type.Object({
 });
 export type ConsoleSyncedEvent = Static<typeof ConsoleSyncedEvent>;
 
+/**
+ * A child's time state changed (a parent's change to the schedule, time or pause, or use that
+ * crossed the day's limit): DESIGN §10's "live events when usage crosses a limit or the state changes".
+ */
+export const TimeStateEvent = Type.Object({
+  managed_user_id: Type.String(),
+  state: Type.Union([
+    Type.Literal('ok'),
+    Type.Literal('sleep'),
+    Type.Literal('locked'),
+    Type.Literal('paused'),
+  ]),
+  allowed_now: Type.Boolean(),
+  used_seconds: Type.Integer(),
+  remaining_seconds: Type.Union([Type.Integer(), Type.Null()]),
+  /** `changed`: a parent changed something; `limit_reached`: use crossed the limit; `state`: the state moved. */
+  cause: Type.Union([Type.Literal('changed'), Type.Literal('limit_reached'), Type.Literal('state')]),
+});
+export type TimeStateEvent = Static<typeof TimeStateEvent>;
+
 /** Every live event kind with the schema of its data. */
 export const LiveEventSchemas = {
   access_requested: AlertView,
@@ -49,6 +69,7 @@ export const LiveEventSchemas = {
   device_status: DeviceStatusEvent,
   installed_apps_updated: InstalledAppsUpdatedEvent,
   console_synced: ConsoleSyncedEvent,
+  time_state: TimeStateEvent,
 } as const;
 
 export type LiveEventKind = keyof typeof LiveEventSchemas;

@@ -18,6 +18,7 @@ import { householdRoutes } from './features/household/routes.js';
 import { inventoryRoutes } from './features/inventory/routes.js';
 import { defaultOverlayDir, overlayRoutes } from './features/overlay/routes.js';
 import { pairingRoutes } from './features/pairing/routes.js';
+import { timeRoutes } from './features/time/routes.js';
 import { usageRoutes } from './features/usage/routes.js';
 import { userRoutes } from './features/users/routes.js';
 import { defaultWebDir, webRoutes } from './features/web/routes.js';
@@ -134,6 +135,7 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   dashboardRoutes(app, services);
   eventRoutes(app, services);
   pairingRoutes(app, services);
+  timeRoutes(app, services);
   await agentChannelRoutes(app, services);
   overlayRoutes(app, config.overlayDir ?? defaultOverlayDir());
 

@@ -30,6 +30,9 @@ import { AppPolicyRepository } from './features/inventory/policy-repository.js';
 import { InventoryRepository } from './features/inventory/repository.js';
 import { InventoryService } from './features/inventory/service.js';
 import { PairingService } from './features/pairing/service.js';
+import { registerAgentMessages as registerTimeMessages } from './features/time/agent-messages.js';
+import { TimeRepository } from './features/time/repository.js';
+import { TimeService } from './features/time/service.js';
 import { registerAgentMessages as registerUsageMessages } from './features/usage/agent-messages.js';
 import { UsageRepository } from './features/usage/repository.js';
 import { UsageService } from './features/usage/service.js';
@@ -71,6 +74,8 @@ export interface Services {
   appPolicy: AppPolicyService;
   eventHub: EventHub;
   dashboard: DashboardService;
+  /** Weekly schedules, adjustments, the pause, today's usage and set_time_policy delivery. */
+  time: TimeService;
   usage: UsageService;
   worker: WorkerState;
   /** Bearer requests per device per minute (600; over it, 429 with Retry-After). */
@@ -108,7 +113,9 @@ export function buildServices(
       await appPolicy.release(account.system_id, account.linux_username);
     }
   };
-  const users = new UserService(userRepo, deviceRepo, access, channel, cache, releaseAccounts);
+  const users = new UserService(userRepo, deviceRepo, access, cache, releaseAccounts, (childId) =>
+    time.mappingAdded(childId),
+  );
   const devices = new DeviceService(
     deviceRepo,
     new DeviceTokenRepository(db),
@@ -131,9 +138,30 @@ export function buildServices(
         (await householdRepo.getParent(householdId, parentId))?.role,
     }),
   );
-  const approvals = new ApprovalService(approvalRepo, access, events, cache);
-  const dashboard = new DashboardService(access, users, devices, alerts, (actor) =>
-    approvals.countPending(actor),
+  const time = new TimeService(
+    new TimeRepository(db),
+    access,
+    devices,
+    channel,
+    cache,
+    (householdId, date) => userRepo.usageOfHousehold(householdId, date),
+    events,
+    log,
+  );
+  const approvals = new ApprovalService(
+    approvalRepo,
+    access,
+    events,
+    cache,
+    (childId, minutes, requestId, parentId) => time.addApprovedTime(childId, minutes, requestId, parentId),
+  );
+  const dashboard = new DashboardService(
+    access,
+    users,
+    devices,
+    alerts,
+    (actor) => approvals.countPending(actor),
+    (actor) => time.householdToday(actor),
   );
   // A change of who may see what reaches the streams as the cache hears it, on every instance; the
   // dashboards kept for a moment hear it too, and every live event.
@@ -153,7 +181,13 @@ export function buildServices(
     config,
   });
   const usageRepo = new UsageRepository(db);
-  registerUsageMessages(channel, { usage: usageRepo, log });
+  registerUsageMessages(channel, {
+    usage: usageRepo,
+    log,
+    // Cross-device totals: the child's other online devices hear the sum (DESIGN §10).
+    onRecorded: (device, report) => time.onUsageRecorded(device, report.linux_username),
+  });
+  registerTimeMessages(channel, { time, log });
   registerAlertMessages(channel, { alerts });
   const stopInventoryMessages = registerInventoryMessages(channel, { inventory, appPolicy, log });
   return {
@@ -180,6 +214,7 @@ export function buildServices(
     appPolicy,
     eventHub,
     dashboard,
+    time,
     usage: new UsageService(usageRepo, access),
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),

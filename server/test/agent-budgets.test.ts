@@ -156,7 +156,7 @@ describeWithServer('agent channel budgets', { household: 'Budget home' }, (suite
     await a.waitFor((f) => f.type === 'error' && f.code === 'unknown_account', 60_000);
     assert.equal(a.state, 'authenticated');
     const usage = (await ctx.home.client.get(`/api/user/${ctx.childId}/usage`)).body;
-    assert.equal(usage.used_seconds_today, 1500);
+    assert.equal(usage.used_seconds, 1500);
   });
 
   test(`unfinished reports hold at most ${MAX_PENDING_REPORT_BYTES / MiB} MiB a device: the chunk over it is refused and its report dropped`, async (t) => {

@@ -328,11 +328,11 @@ describeWithServer(
       a.send({ type: 'usage_report', linux_username: 'not-advertised', date: today, seconds_used: 50 });
       assert.equal((await a.waitFor('error')).code, 'unknown_account');
       const usage = (await ctx.home.client.get(`/api/user/${child.id}/usage`)).body;
-      assert.equal(usage.used_seconds_today, 1500);
-      assert.equal(usage.online, true, 'the child is online while a mapped device is connected');
+      assert.equal(usage.used_seconds, 1500);
+      assert.equal(usage.devices[0].online, true, 'the device is online while connected');
       await a.stop();
       await new Promise((r) => setTimeout(r, 100));
-      assert.equal((await ctx.home.client.get(`/api/user/${child.id}/usage`)).body.online, false);
+      assert.equal((await ctx.home.client.get(`/api/user/${child.id}/usage`)).body.devices[0].online, false);
     });
   },
 );

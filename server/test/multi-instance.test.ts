@@ -118,6 +118,49 @@ describe('two server instances on one PostgreSQL and Redis', { skip }, () => {
     assert.equal((await closed).code, 4403);
   });
 
+  test("a usage report on A reaches the same child's device on B as time_status (through the bus)", async () => {
+    const parent = new Client(a.url);
+    assert.equal((await parent.signIn(admin, 'twin-instance-password')).status, 200);
+    assert.equal((await parent.patch('/api/household', { timezone: 'UTC' })).status, 200);
+    const token = (await parent.get('/api/pairing/config')).body.enrollment_token;
+    const child = (await parent.post('/api/user/create', { name: 'Split' })).body.id;
+    const pair = async (instance: { url: string }) => {
+      const agent = new SimAgent({
+        url: `${instance.url.replace('http', 'ws')}/ws`,
+        enrollmentToken: token,
+        linuxUsers: [{ username: 'split' }],
+      });
+      agents.push(agent);
+      await agent.connect();
+      const approved = agent.waitFor('pairing_approved');
+      assert.equal((await parent.post(`/api/device/approve/${agent.systemId}`)).status, 200);
+      await approved;
+      assert.equal(
+        (
+          await parent.post(`/managed-users/${child}/mappings/add`, {
+            system_id: agent.systemId,
+            linux_username: 'split',
+          })
+        ).status,
+        201,
+      );
+      return agent;
+    };
+    const onA = await pair(a);
+    const onB = await pair(b);
+    const status = onB.waitFor('time_status');
+    const today = new Date().toISOString().slice(0, 10);
+    onA.send({ type: 'usage_report', linux_username: 'split', date: today, seconds_used: 420 });
+    const frame = await status;
+    assert.deepEqual(frame, {
+      type: 'time_status',
+      linux_username: 'split',
+      date: today,
+      used_seconds: 420,
+      remaining_seconds: null,
+    });
+  });
+
   test("what a parent changes on A, B's cached reads show at once", async () => {
     const onA = new Client(a.url);
     assert.equal((await onA.signIn(admin, 'twin-instance-password')).status, 200);

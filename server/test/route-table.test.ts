@@ -111,6 +111,36 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
   },
   'GET /api/user/:id/usage': async ({ b, aChildId }) =>
     expect404(await b.client.get(`/api/user/${aChildId}/usage`), 'usage'),
+  'PATCH /api/household': async ({ a, b }) => {
+    // Changes only the caller's own household.
+    const res = await b.client.patch('/api/household', { timezone: 'Asia/Kathmandu' });
+    assert.equal(res.body.id, b.householdId);
+    assert.notEqual((await a.client.get('/api/session')).body.household.timezone, 'Asia/Kathmandu');
+  },
+  'GET /api/managed-users/:id/schedule': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/api/managed-users/${aChildId}/schedule`), 'schedule'),
+  'POST /weekly-schedule/update': async ({ a, b, aChildId }) => {
+    expect404(
+      await b.client.post('/weekly-schedule/update', {
+        managed_user_id: aChildId,
+        days: { monday: { limit_minutes: 10, windows: [] } },
+      }),
+      'update schedule',
+    );
+    assert.equal((await a.client.get(`/api/managed-users/${aChildId}/schedule`)).body.version, 0);
+  },
+  'POST /api/modify-time': async ({ a, b, aChildId }) => {
+    expect404(await b.client.post('/api/modify-time', { managed_user_id: aChildId, minutes: 30 }), 'modify');
+    assert.equal((await a.client.get(`/api/user/${aChildId}/usage`)).body.adjustment_seconds, 0);
+  },
+  'POST /api/managed-users/:id/pause': async ({ a, b, aChildId }) => {
+    expect404(await b.client.post(`/api/managed-users/${aChildId}/pause`, {}), 'pause');
+    assert.equal((await a.client.get(`/api/user/${aChildId}/usage`)).body.paused_until, null);
+  },
+  'POST /api/managed-users/:id/resume': async ({ b, aChildId }) =>
+    expect404(await b.client.post(`/api/managed-users/${aChildId}/resume`), 'resume'),
+  'GET /api/schedule-sync-status/:user_id': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/api/schedule-sync-status/${aChildId}`), 'sync status'),
   'GET /api/user/:id/stats': async ({ b, aChildId }) =>
     expect404(await b.client.get(`/api/user/${aChildId}/stats`), 'stats'),
   'GET /api/household/parents': async ({ b, aParentId }) => {

@@ -253,6 +253,8 @@ describeWithServer('children and mappings', { household: 'Children home' }, (ctx
       system_id: b.system_id,
       linux_username: 'jo-phone',
     });
+    // Days are the household's; this one keeps UTC so they match the stats' days.
+    assert.equal((await ctx.home.client.patch('/api/household', { timezone: 'UTC' })).status, 200);
     const today = new Date().toISOString().slice(0, 10);
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     await recordUsage(ctx.server, a.system_id, 'jo', today, 1200);
@@ -264,9 +266,17 @@ describeWithServer('children and mappings', { household: 'Children home' }, (ctx
     const usage = await ctx.home.client.get(`/api/user/${child.id}/usage`);
     assert.equal(usage.status, 200);
     assert.equal(usage.body.date, today);
-    assert.equal(usage.body.used_seconds_today, 1800);
+    assert.equal(usage.body.used_seconds, 1800);
     assert.equal(usage.body.limit_seconds, null);
-    assert.equal(usage.body.devices.length, 2);
+    assert.equal(usage.body.remaining_seconds, null);
+    assert.equal(usage.body.state, 'ok');
+    assert.deepEqual(
+      usage.body.devices.map((d: { used_seconds: number; platform: string }) => [d.platform, d.used_seconds]),
+      [
+        ['linux', 1200],
+        ['android', 600],
+      ],
+    );
 
     // The household's zone is UTC here; the statistics' own tests are in usage-stats.test.ts.
     const stats = await ctx.home.client.get(`/api/user/${child.id}/stats`);

@@ -18,7 +18,8 @@ export type SetupBody = Static<typeof SetupBody>;
 
 export const SessionView = Type.Object({
   parent: Type.Object({ id: Id, username: Type.String() }),
-  household: Type.Object({ id: Id, name: Type.String() }),
+  /** `timezone`: the IANA zone the household's days are read in (DESIGN §10). */
+  household: Type.Object({ id: Id, name: Type.String(), timezone: Type.String() }),
   role: RoleSchema,
   csrf_token: Type.String(),
 });

@@ -87,14 +87,35 @@ export const ValidationView = Type.Object({
 export type ValidationView = Static<typeof ValidationView>;
 
 export const UsageView = Type.Object({
-  user_id: Id,
-  date: Type.String({ description: 'YYYY-MM-DD (server UTC day)' }),
-  used_seconds_today: Type.Integer(),
+  managed_user_id: Id,
+  /** Today in the household's time zone, YYYY-MM-DD. */
+  date: Type.String(),
+  timezone: Type.String(),
+  state: Type.Union([
+    Type.Literal('ok'),
+    Type.Literal('sleep'),
+    Type.Literal('locked'),
+    Type.Literal('paused'),
+  ]),
+  used_seconds: Type.Integer(),
+  /** Null when the day has no limit. */
   limit_seconds: Nullable(Type.Integer()),
+  adjustment_seconds: Type.Integer(),
+  /** Null when the day has no limit. */
   remaining_seconds: Nullable(Type.Integer()),
-  online: Type.Boolean(),
+  allowed_now: Type.Boolean(),
+  next_change_at: Nullable(Type.String()),
+  /** The pause on all devices: an ISO instant, "indefinite", or null. */
+  paused_until: Nullable(Type.String()),
   devices: Type.Array(
-    Type.Object({ system_id: Type.String(), linux_username: Type.String(), seconds_used: Type.Integer() }),
+    Type.Object({
+      system_id: Type.String(),
+      hostname: Nullable(Type.String()),
+      platform: Nullable(Type.String()),
+      linux_username: Type.String(),
+      used_seconds: Type.Integer(),
+      online: Type.Boolean(),
+    }),
   ),
 });
 export type UsageView = Static<typeof UsageView>;

@@ -340,6 +340,27 @@ export class AgentChannel {
     return this.remote.send(holder, systemId, command, args);
   }
 
+  /**
+   * Sends a frame that needs no answer (a push such as `time_status`) to an authenticated device,
+   * here or on the instance that holds its socket; a device offline everywhere misses it.
+   */
+  async push(systemId: string, frame: Record<string, unknown>): Promise<void> {
+    if (this.isLocal(systemId)) return this.pushLocal(systemId, frame);
+    const device = await this.presence.holder(systemId);
+    const holder = device?.connected_instance;
+    if (!holder || holder === this.instanceId) return;
+    await this.bus.publish(instanceTopic(holder), {
+      kind: 'frame',
+      system_id: systemId,
+      frame,
+    } satisfies InstanceMessage);
+  }
+
+  private pushLocal(systemId: string, frame: Record<string, unknown>): void {
+    const conn = this.connections.get(systemId);
+    if (conn?.state === 'authenticated') sendFrame(conn, frame);
+  }
+
   /** Tells whichever instance holds the device's socket about a parent's decision. */
   async notifyDecision(systemId: string, kind: Decision): Promise<void> {
     if (this.connections.has(systemId)) return this.applyDecision(systemId, kind);
@@ -369,6 +390,8 @@ export class AgentChannel {
         } satisfies InstanceMessage);
       } else if (message.kind === 'command_result') {
         this.remote.settle(message.request_id, message.result);
+      } else if (message.kind === 'frame') {
+        this.pushLocal(message.system_id, message.frame);
       } else {
         await this.applyDecision(message.system_id, message.kind);
       }

@@ -6,7 +6,7 @@ import { type Connection, sendError, sendFrame } from './connection.js';
 import { REFUSED } from './dispatch.js';
 import type { CommandResult, Decision } from './types.js';
 
-/** What instances tell each other on `instance:<id>`: commands, their results, and decisions. */
+/** What instances tell each other on `instance:<id>`: commands, their results, pushes and decisions. */
 export type InstanceMessage =
   | {
       kind: 'command';
@@ -17,6 +17,8 @@ export type InstanceMessage =
       reply_to: string;
     }
   | { kind: 'command_result'; request_id: string; result: CommandResult }
+  /** A frame that needs no answer (a push such as `time_status`) for a socket held there. */
+  | { kind: 'frame'; system_id: string; frame: Record<string, unknown> }
   | { kind: Decision; system_id: string };
 
 export const instanceTopic = (instanceId: string) => `instance:${instanceId}`;

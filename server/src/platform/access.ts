@@ -20,6 +20,8 @@ export interface SessionAuth {
   username: string;
   householdId: string;
   householdName: string;
+  /** The IANA zone the household's days are read in (DESIGN §10). */
+  householdTimezone: string;
   role: ParentRole;
   csrfToken: string;
 }

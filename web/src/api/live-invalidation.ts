@@ -51,6 +51,8 @@ export const LIVE_INVALIDATIONS: { [K in LiveEventKind]: Invalidates<K> } = {
     return [keys.deviceApps(system_id), ...(children ? children.map(keys.childApps) : [['user']])];
   },
   console_synced: ({ system_id }) => [keys.devices(), keys.device(system_id)],
+  // A child's usage, state and schedule sync, and the dashboard's figures.
+  time_state: ({ managed_user_id }) => [keys.user(managed_user_id), keys.dashboard()],
   alert_created: () => [keys.alerts(), keys.dashboard()],
   access_requested: () => [keys.alerts(), keys.dashboard()],
   approval_created: () => [keys.approvals(), keys.dashboard()],

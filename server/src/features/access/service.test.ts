@@ -61,6 +61,7 @@ describe('object access', () => {
         username: id,
         householdId: household,
         householdName: household,
+        householdTimezone: 'UTC',
         role,
         csrfToken: 'c',
       };

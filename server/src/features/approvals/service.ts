@@ -1,6 +1,6 @@
 import type { AgentApprovalRequestBody, ApprovalView, ApproveBody } from '@hearth/protocol';
 import type { BearerDevice, SessionAuth } from '../../platform/access.js';
-import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
+import { creationIso, nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import type { ApprovalRequestTable } from '../../platform/db/schema.js';
 import { conflict, invalidRequest, notFound } from '../../platform/errors.js';
@@ -9,6 +9,14 @@ import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-
 import type { AccessService } from '../access/service.js';
 import type { ApprovalRepository } from './repository.js';
 import { domainOrFail, forgetMapping, onceGrantExpiry, parseObject, requireAccount } from './rules.js';
+
+/** Adds `minutes` for today (household zone) to a child's allowance, from an approved request. */
+export type ApprovedTime = (
+  managedUserId: string,
+  minutes: number,
+  requestId: string,
+  parentId: string,
+) => Promise<void>;
 
 type RequestRow = NonNullable<Awaited<ReturnType<ApprovalRepository['getRequest']>>>;
 
@@ -43,6 +51,8 @@ export class ApprovalService {
     private readonly access: AccessService,
     private readonly events: EventPublisher,
     private readonly cache: ReadCache,
+    /** Adds approved minutes for today in the household's zone and pushes the change (the time feature). */
+    private readonly addTime: ApprovedTime,
   ) {
     this.cachedPending = cache.space('approvals-pending');
   }
@@ -166,16 +176,7 @@ export class ApprovalService {
         }))
       )
         throw conflict('This request was decided meanwhile.');
-      await this.repo.insertAdjustment({
-        id: newId(),
-        managed_user_id: row.managed_user_id,
-        date: utcDay(),
-        seconds: minutes * 60,
-        source_request_id: id,
-        created_at: at,
-        note: null,
-        created_by: actor.parentId,
-      });
+      await this.addTime(row.managed_user_id, minutes, id, actor.parentId);
     } else {
       if (!row.mapping_id)
         throw conflict('This account is not mapped to a child, so nothing can be allowed for it.');

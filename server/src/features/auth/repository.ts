@@ -12,6 +12,7 @@ export type SessionRow = {
   role: Selectable<Database['parent']>['role'];
   household_id: string;
   household_name: string;
+  household_timezone: string;
 };
 
 export class SessionRepository {
@@ -43,6 +44,7 @@ export class SessionRepository {
         'parent.role',
         'household.id as household_id',
         'household.name as household_name',
+        'household.timezone as household_timezone',
       ])
       .where('session.id', '=', id);
   }

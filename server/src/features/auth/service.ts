@@ -6,6 +6,7 @@ import { conflict, HttpError, invalidRequest, rateLimited } from '../../platform
 import type { CounterStore } from '../../platform/rate-limit.js';
 import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { HouseholdRepository } from '../household/repository.js';
+import { serverTimeZone } from '../time/service.js';
 import type { SessionRepository } from './repository.js';
 
 const SIGN_IN_WINDOW_MS = 60_000;
@@ -63,6 +64,8 @@ export class AuthService {
       await repo.createHousehold({
         id: householdId,
         name: input.household_name.trim(),
+        // Days are read in the server's zone until a parent sets the household's own.
+        timezone: serverTimeZone(),
         enrollment_token: randomToken(24),
         created_at: at,
       });
@@ -161,6 +164,7 @@ export class AuthService {
       username: row.username,
       householdId: row.household_id,
       householdName: row.household_name,
+      householdTimezone: row.household_timezone,
       role: row.role as ParentRole,
       csrfToken: row.csrf_token,
     };
@@ -184,7 +188,7 @@ export class AuthService {
 export function sessionView(auth: SessionAuth): SessionView {
   return {
     parent: { id: auth.parentId, username: auth.username },
-    household: { id: auth.householdId, name: auth.householdName },
+    household: { id: auth.householdId, name: auth.householdName, timezone: auth.householdTimezone },
     role: auth.role,
     csrf_token: auth.csrfToken,
   };

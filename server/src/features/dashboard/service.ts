@@ -22,6 +22,11 @@ const ANY_HOUSEHOLD_TAGS = [cacheTags.device(''), cacheTags.mapping(''), cacheTa
 /** How many approval requests wait for this parent (the approvals feature supplies it). */
 export type PendingApprovalCounter = (actor: SessionAuth) => Promise<number>;
 
+/** Each child's use today and what is left, from the rules engine (the time feature supplies it). */
+export type TodayReader = (
+  actor: SessionAuth,
+) => Promise<Map<string, { used_seconds: number; remaining_seconds: number | null }>>;
+
 export class DashboardService {
   /** Per instance: each household's dashboard as owners and admins see it, and when it was read. */
   private readonly assembled = new Map<string, { view: DashboardView; readAt: number }>();
@@ -34,6 +39,7 @@ export class DashboardService {
     private readonly devices: DeviceService,
     private readonly alerts: AlertService,
     private readonly pendingApprovals: PendingApprovalCounter = async () => 0,
+    private readonly today: TodayReader = async () => new Map(),
   ) {}
 
   /** A live event of the household was published (heard on every instance): its dashboard changed. */
@@ -80,18 +86,18 @@ export class DashboardService {
   }
 
   /**
-   * A fixed number of reads whatever the size of the household: a child's use today comes from one
-   * grouped read for all children, and whether a child is online from the devices list, which holds
+   * A fixed number of reads whatever the size of the household: a child's use today and what is left
+   * come from three set-based reads for all children (the time feature's householdToday), and whether a child is online from the devices list, which holds
    * every device mapped to a child the parent sees.
    */
   private async read(actor: SessionAuth): Promise<DashboardView> {
-    const [children, devices, recent, unread, approvals, usedToday] = await Promise.all([
+    const [children, devices, recent, unread, approvals, today] = await Promise.all([
       this.users.list(actor),
       this.devices.list(actor, false),
       this.alerts.list(actor, { limit: 10 }),
       this.alerts.unreadCount(actor),
       this.pendingApprovals(actor),
-      this.users.usedToday(actor),
+      this.today(actor),
     ]);
     const online = new Set<string>();
     let pendingDevices = 0;
@@ -110,9 +116,8 @@ export class DashboardService {
         id: child.id,
         name: child.name,
         online: child.mappings.some((m) => online.has(m.system_id)),
-        used_seconds_today: usedToday.get(child.id) ?? 0,
-        // Allowances arrive with weekly schedules; until a child has one there is no limit.
-        remaining_seconds: null,
+        used_seconds_today: today.get(child.id)?.used_seconds ?? 0,
+        remaining_seconds: today.get(child.id)?.remaining_seconds ?? null,
       })),
       devices,
       recent_alerts: recent.items,

@@ -20,6 +20,7 @@ export class HouseholdRepository {
   async createHousehold(row: {
     id: string;
     name: string;
+    timezone?: string;
     enrollment_token: string;
     created_at: string;
   }): Promise<void> {

@@ -200,23 +200,6 @@ export class UserRepository {
     await this.db.insertInto('device_mapping').values(row).execute();
   }
 
-  /**
-   * A child's use between two days (inclusive), per mapped account and day: one join over the child's
-   * mappings, whatever their number (never one condition per mapping).
-   */
-  usageOfChild(userId: string, fromDate: string, toDate: string) {
-    return this.db
-      .selectFrom('device_mapping as m')
-      .innerJoin('usage_day as u', (j) =>
-        j.onRef('u.system_id', '=', 'm.system_id').onRef('u.linux_username', '=', 'm.linux_username'),
-      )
-      .select(['u.system_id', 'u.linux_username', 'u.date', 'u.seconds_used'])
-      .where('m.managed_user_id', '=', userId)
-      .where('u.date', '>=', fromDate)
-      .where('u.date', '<=', toDate)
-      .execute();
-  }
-
   /** Seconds used on one day by each child of a household (children without use are absent). */
   async usageOfHousehold(householdId: string, date: string): Promise<Map<string, number>> {
     const rows = await this.householdUsage.all({ household: householdId, date });

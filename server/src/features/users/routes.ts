@@ -8,7 +8,6 @@ import {
   OverlayBody,
   OverlayView,
   RenameUserBody,
-  UsageView,
   ValidationView,
 } from '@hearth/protocol';
 import { Type } from '@sinclair/typebox';
@@ -140,10 +139,5 @@ export function userRoutes(app: HearthApp, { users }: Services): void {
       reply: OverlayView,
     },
     (actor, request) => users.updateOverlay(actor, request.params.user_id, request.body),
-  );
-  parent.get(
-    '/api/user/:id/usage',
-    { summary: "Today's usage snapshot", params: IdParams, reply: UsageView },
-    (actor, request) => users.usage(actor, request.params.id),
   );
 }

@@ -6,13 +6,11 @@ import type {
   MappingView,
   OverlayBody,
   RenameUserBody,
-  UsageView,
   ValidationView,
 } from '@hearth/protocol';
 
-import type { AgentChannel } from '../../agent-channel/channel.js';
 import type { SessionAuth } from '../../platform/access.js';
-import { creationIso, nowIso, utcDay } from '../../platform/clock.js';
+import { creationIso, nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import type { ManagedUserTable } from '../../platform/db/schema.js';
 import { conflict, notFound } from '../../platform/errors.js';
@@ -66,10 +64,11 @@ export class UserService {
     private readonly users: UserRepository,
     private readonly devices: DeviceRepository,
     private readonly access: AccessService,
-    private readonly channel: Pick<AgentChannel, 'isOnline'>,
     private readonly cache: ReadCache,
     /** Tells the devices of unlinked accounts to stop enforcing the child's rules (see services.ts). */
     private readonly release: (accounts: ReleasedAccount[]) => Promise<void> = async () => {},
+    /** Tells the newly mapped account's device the child's policies (see services.ts). */
+    private readonly mapped: (managedUserId: string) => Promise<void> = async () => {},
   ) {
     this.cachedChildren = cache.space('children');
   }
@@ -225,6 +224,7 @@ export class UserService {
     }
     // The household's list shows the mapping; the device's accounts now belong to a child.
     await this.cache.invalidate(cacheTags.children(actor.householdId), cacheTags.device(device.system_id));
+    await this.mapped(userId);
     return {
       id: row.id,
       system_id: row.system_id,
@@ -289,44 +289,5 @@ export class UserService {
       };
     });
     return { user_id: userId, valid: items.every((i) => i.valid), mappings: items };
-  }
-
-  async usage(actor: SessionAuth, userId: string): Promise<UsageView> {
-    await this.access.requireChild(actor, userId, 'view');
-    const mappings = await this.users.mappingsOf([userId]);
-    const today = utcDay();
-    const used = new Map<string, number>();
-    for (const r of await this.users.usageOfChild(userId, today, today))
-      used.set(`${r.system_id}\u0000${r.linux_username}`, Number(r.seconds_used));
-    const devices = mappings.map((m) => ({
-      system_id: m.system_id,
-      linux_username: m.linux_username,
-      seconds_used: used.get(`${m.system_id}\u0000${m.linux_username}`) ?? 0,
-    }));
-    return {
-      user_id: userId,
-      date: today,
-      used_seconds_today: devices.reduce((sum, d) => sum + d.seconds_used, 0),
-      // Allowances arrive with weekly schedules; until a child has one there is no limit.
-      limit_seconds: null,
-      remaining_seconds: null,
-      online: mappings.some((m) => m.status !== null && this.channel.isOnline({ ...m, status: m.status })),
-      devices,
-    };
-  }
-
-  /**
-   * Seconds each child the parent may see used today, for the dashboard: one grouped read for the
-   * household, whatever the number of children and mappings.
-   */
-  async usedToday(actor: SessionAuth): Promise<Map<string, number>> {
-    const [visible, used] = await Promise.all([
-      this.access.visibleChildIds(actor),
-      this.users.usageOfHousehold(actor.householdId, utcDay()),
-    ]);
-    if (visible === null) return used;
-    const seen = new Set(visible);
-    for (const id of used.keys()) if (!seen.has(id)) used.delete(id);
-    return used;
   }
 }

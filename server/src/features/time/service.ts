@@ -1,0 +1,630 @@
+import {
+  evaluateTime,
+  type HouseholdView,
+  isValidTimeZone,
+  localDate,
+  type ModifyTimeBody,
+  type ModifyTimeView,
+  openWeek,
+  type PauseBody,
+  type ScheduleSyncView,
+  type ScheduleView,
+  type SetTimePolicyArgs,
+  scheduleProblems,
+  type TimeRulesResult,
+  type TimeStatusMessage,
+  type UpdateHouseholdBody,
+  type UpdateScheduleBody,
+  type UsageView,
+  WEEKDAYS,
+  type WeeklyDays,
+} from '@hearth/protocol';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AgentChannel } from '../../agent-channel/channel.js';
+import type { AuthenticatedDevice, CommandResult } from '../../agent-channel/types.js';
+import type { SessionAuth } from '../../platform/access.js';
+import { nowIso } from '../../platform/clock.js';
+import { newId } from '../../platform/crypto.js';
+import { invalidRequest, notFound } from '../../platform/errors.js';
+import type { EventPublisher } from '../../platform/events.js';
+import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
+import type { AccessService } from '../access/service.js';
+import type { DeviceService } from '../devices/service.js';
+import type { ChildRow, MappingRow, TimeRepository, TimeSyncStatus } from './repository.js';
+
+export const TIME_POLICY_COMMAND = 'set_time_policy';
+
+/**
+ * The first agent release that takes `set_time_policy` (the same release that takes sign-up checks,
+ * DESIGN §6); an older agent's mappings are `unsupported`.
+ */
+export const TIME_POLICY_MIN_AGENT = [0, 57, 0] as const;
+/** Platforms whose agent speaks the channel and can enforce a time policy; consoles cannot (yet). */
+const TIME_POLICY_PLATFORMS = new Set(['linux', 'windows', 'android']);
+
+/** The server's own zone: the default of a new household. */
+export function serverTimeZone(): string {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return zone && isValidTimeZone(zone) ? zone : 'UTC';
+}
+
+function versionAtLeast(version: string | null, min: readonly number[]): boolean {
+  if (!version) return false;
+  const parts = version.split(/[.+-]/).map((p) => Number.parseInt(p, 10));
+  for (let i = 0; i < min.length; i++) {
+    const part = Number.isFinite(parts[i]) ? (parts[i] as number) : 0;
+    if (part !== min[i]) return part > (min[i] as number);
+  }
+  return true;
+}
+
+/** Whether the device behind a mapping can apply a time policy (docs/protocol.md, "set_time_policy"). */
+export function timePolicySupported(device: {
+  platform: string | null;
+  agent_version: string | null;
+}): boolean {
+  return (
+    TIME_POLICY_PLATFORMS.has(device.platform ?? '') &&
+    versionAtLeast(device.agent_version, TIME_POLICY_MIN_AGENT)
+  );
+}
+
+function parseDays(text: string | null | undefined): WeeklyDays {
+  const week = openWeek();
+  if (!text) return week;
+  try {
+    const stored = JSON.parse(text) as Partial<WeeklyDays>;
+    for (const day of WEEKDAYS) if (stored[day]) week[day] = stored[day];
+  } catch {
+    // A row that does not parse reads as the open week.
+  }
+  return week;
+}
+
+/** A pause that ended reads as no pause. */
+export function effectivePause(pausedUntil: string | null, now: number): string | null {
+  if (!pausedUntil) return null;
+  if (pausedUntil === 'indefinite') return pausedUntil;
+  const end = Date.parse(pausedUntil);
+  return Number.isFinite(end) && end > now ? pausedUntil : null;
+}
+
+/** A real calendar date "YYYY-MM-DD". */
+function isCalendarDate(date: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return false;
+  const d = new Date(`${date}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === date;
+}
+
+const minutesOf = (seconds: Map<string, number>): Record<string, number> =>
+  Object.fromEntries([...seconds].map(([date, s]) => [date, Math.round(s / 60)]));
+
+/** What today looks like for one child: the engine's answer and the figures it was given. */
+interface Today {
+  child: ChildRow;
+  days: WeeklyDays;
+  date: string;
+  adjustments: Map<string, number>;
+  pausedUntil: string | null;
+  mappings: MappingRow[];
+  usage: Map<string, number>;
+  used: number;
+  result: TimeRulesResult;
+}
+
+/** Today's use per child of a household (the dashboard's one grouped read). */
+export type HouseholdUsageReader = (householdId: string, date: string) => Promise<Map<string, number>>;
+
+/**
+ * Weekly schedules, adjustments and the pause of each child (DESIGN §10), today's figures from the
+ * shared rules engine, and delivery of `set_time_policy` to every mapped account with its sync state.
+ */
+export class TimeService {
+  constructor(
+    private readonly repo: TimeRepository,
+    private readonly access: AccessService,
+    private readonly devices: DeviceService,
+    private readonly channel: AgentChannel,
+    private readonly cache: ReadCache,
+    private readonly householdUsage: HouseholdUsageReader,
+    private readonly events: EventPublisher,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /**
+   * Per instance: each child's last state seen on a usage report and whether the limit was reached,
+   * so a report that crosses the limit or moves the state raises one live event (bounded; the oldest go).
+   */
+  private readonly lastSeen = new Map<string, { state: string; exhausted: boolean }>();
+
+  // ——— household ———
+
+  async updateHousehold(actor: SessionAuth, body: UpdateHouseholdBody): Promise<HouseholdView> {
+    const before = await this.repo.household(actor.householdId);
+    if (!before) throw notFound('The household');
+    const changes: { name?: string; timezone?: string } = {};
+    if (body.name !== undefined) changes.name = body.name.trim();
+    if (body.timezone !== undefined) {
+      const zone = body.timezone.trim();
+      if (!isValidTimeZone(zone))
+        throw invalidRequest(
+          `"${zone}" is not a time zone Hearth knows; use a name such as Europe/Berlin or America/New_York.`,
+          [{ path: 'body/timezone', message: 'is not a known IANA time zone' }],
+        );
+      changes.timezone = zone;
+    }
+    await this.repo.updateHousehold(actor.householdId, changes);
+    // Sessions carry the household's name and zone; the dashboard its children's figures.
+    const parents = await this.repo.parentIds(actor.householdId);
+    await this.cache.invalidate(
+      cacheTags.children(actor.householdId),
+      ...parents.map((p) => cacheTags.parent(p.id)),
+    );
+    if (changes.timezone && changes.timezone !== before.timezone) {
+      // Every child's days are now read in another zone: each device hears it.
+      for (const child of await this.repo.childIds(actor.householdId))
+        await this.changed(child.id, actor.householdId, actor.parentId);
+    }
+    return {
+      id: before.id,
+      name: changes.name ?? before.name,
+      timezone: changes.timezone ?? before.timezone,
+    };
+  }
+
+  // ——— schedule ———
+
+  async schedule(actor: SessionAuth, managedUserId: string): Promise<ScheduleView> {
+    await this.access.requireChild(actor, managedUserId, 'view');
+    return this.scheduleView(await this.loadChild(managedUserId));
+  }
+
+  async updateSchedule(actor: SessionAuth, body: UpdateScheduleBody): Promise<ScheduleView> {
+    await this.access.requireChild(actor, body.managed_user_id, 'manage');
+    const child = await this.loadChild(body.managed_user_id);
+    const days = parseDays(child.days);
+    for (const day of WEEKDAYS) {
+      const given = body.days[day];
+      if (given) days[day] = { limit_minutes: given.limit_minutes, windows: given.windows };
+    }
+    const problems = scheduleProblems(body.days);
+    if (problems.length) {
+      const first = problems[0];
+      throw invalidRequest(
+        `The schedule was not saved: ${first ? `${first.path} ${first.message}` : 'check the days'}.`,
+        problems.map((p) => ({ path: `body/${p.path.replace(/^\//, '')}`, message: p.message })),
+      );
+    }
+    await this.changed(body.managed_user_id, child.household_id, actor.parentId, JSON.stringify(days));
+    return this.scheduleView(await this.loadChild(body.managed_user_id));
+  }
+
+  private scheduleView(child: ChildRow): ScheduleView {
+    return {
+      managed_user_id: child.id,
+      version: Number(child.version ?? 0),
+      timezone: child.timezone,
+      days: parseDays(child.days),
+    };
+  }
+
+  // ——— adjustments ———
+
+  async modifyTime(actor: SessionAuth, body: ModifyTimeBody): Promise<ModifyTimeView> {
+    await this.access.requireChild(actor, body.managed_user_id, 'manage');
+    if (body.minutes === 0)
+      throw invalidRequest('minutes must not be 0: add (1 to 720) or take away (-1 to -720) some time.', [
+        { path: 'body/minutes', message: 'must not be 0' },
+      ]);
+    const child = await this.loadChild(body.managed_user_id);
+    const today = localDate(Date.now(), child.timezone);
+    const date = body.date ?? today;
+    if (!isCalendarDate(date))
+      throw invalidRequest(`date "${date}" is not a calendar date (YYYY-MM-DD).`, [
+        { path: 'body/date', message: 'is not a calendar date' },
+      ]);
+    if (date < today)
+      throw invalidRequest(`date ${date} has passed; adjust today (${today}) or a later day.`, [
+        { path: 'body/date', message: 'must be today or later' },
+      ]);
+    await this.adjust(child, date, body.minutes, { note: body.note?.trim() || null, by: actor.parentId });
+    const now = await this.today(body.managed_user_id, Date.now());
+    return {
+      managed_user_id: body.managed_user_id,
+      date,
+      adjustment_minutes: Math.round((now.adjustments.get(date) ?? 0) / 60),
+      remaining_seconds: now.result.remaining_seconds,
+    };
+  }
+
+  /**
+   * An approved `time_extension` request: the minutes the parent approved, for today in the
+   * household's zone, pushed like any change.
+   */
+  async addApprovedTime(
+    managedUserId: string,
+    minutes: number,
+    requestId: string,
+    parentId: string,
+  ): Promise<void> {
+    const child = await this.loadChild(managedUserId);
+    await this.adjust(child, localDate(Date.now(), child.timezone), minutes, {
+      by: parentId,
+      sourceRequestId: requestId,
+    });
+  }
+
+  private async adjust(
+    child: ChildRow,
+    date: string,
+    minutes: number,
+    meta: { note?: string | null; by: string; sourceRequestId?: string },
+  ): Promise<void> {
+    await this.repo.insertAdjustment({
+      id: newId(),
+      managed_user_id: child.id,
+      date,
+      seconds: minutes * 60,
+      source_request_id: meta.sourceRequestId ?? null,
+      created_at: nowIso(),
+      note: meta.note ?? null,
+      created_by: meta.by,
+    });
+    await this.changed(child.id, child.household_id, meta.by);
+  }
+
+  // ——— pause ———
+
+  async pause(actor: SessionAuth, managedUserId: string, body: PauseBody): Promise<UsageView> {
+    await this.access.requireChild(actor, managedUserId, 'manage');
+    const child = await this.loadChild(managedUserId);
+    const until = body.minutes ? new Date(Date.now() + body.minutes * 60_000).toISOString() : 'indefinite';
+    await this.repo.setPause(managedUserId, until, nowIso());
+    await this.changed(managedUserId, child.household_id, actor.parentId);
+    return this.usageView(await this.today(managedUserId, Date.now()));
+  }
+
+  async resume(actor: SessionAuth, managedUserId: string): Promise<UsageView> {
+    await this.access.requireChild(actor, managedUserId, 'manage');
+    const child = await this.loadChild(managedUserId);
+    await this.repo.setPause(managedUserId, null, nowIso());
+    await this.changed(managedUserId, child.household_id, actor.parentId);
+    return this.usageView(await this.today(managedUserId, Date.now()));
+  }
+
+  // ——— usage ———
+
+  async usage(actor: SessionAuth, managedUserId: string): Promise<UsageView> {
+    await this.access.requireChild(actor, managedUserId, 'view');
+    return this.usageView(await this.today(managedUserId, Date.now()));
+  }
+
+  private usageView(t: Today): UsageView {
+    return {
+      managed_user_id: t.child.id,
+      date: t.date,
+      timezone: t.child.timezone,
+      state: t.result.state,
+      used_seconds: t.used,
+      limit_seconds: t.result.limit_seconds,
+      adjustment_seconds: t.result.adjustment_seconds,
+      remaining_seconds: t.result.remaining_seconds,
+      allowed_now: t.result.allowed_now,
+      next_change_at: t.result.next_change_at,
+      paused_until: t.pausedUntil,
+      devices: t.mappings
+        .filter((m) => m.status === 'approved')
+        .map((m) => ({
+          system_id: m.system_id,
+          hostname: m.display_name ?? m.hostname,
+          platform: m.platform,
+          linux_username: m.linux_username,
+          used_seconds: t.usage.get(`${m.system_id}\u0000${m.linux_username}`) ?? 0,
+          online: this.channel.isOnline(m),
+        })),
+    };
+  }
+
+  /** Everything the engine needs for one child at `now`, and its answer. */
+  private async today(managedUserId: string, now: number): Promise<Today> {
+    const child = await this.loadChild(managedUserId);
+    const date = localDate(now, child.timezone);
+    const [adjustments, mappings, rows] = await Promise.all([
+      this.repo.adjustmentsFrom(managedUserId, date),
+      this.repo.mappingsOf(managedUserId),
+      this.repo.usageOn(managedUserId, date),
+    ]);
+    const usage = new Map<string, number>();
+    let used = 0;
+    for (const r of rows) {
+      usage.set(`${r.system_id}\u0000${r.linux_username}`, Number(r.seconds_used));
+      used += Number(r.seconds_used);
+    }
+    const days = parseDays(child.days);
+    const pausedUntil = effectivePause(child.paused_until, now);
+    const result = evaluateTime({
+      timezone: child.timezone,
+      days,
+      adjustments: minutesOf(adjustments),
+      used_seconds: used,
+      paused_until: pausedUntil,
+      now,
+    });
+    return { child, days, date, adjustments, pausedUntil, mappings, usage, used, result };
+  }
+
+  /**
+   * Each child's use today and what is left, for the dashboard: a fixed number of reads for the
+   * whole household (children with their schedules and pauses, adjustments, use), whatever its size.
+   */
+  async householdToday(
+    actor: SessionAuth,
+  ): Promise<Map<string, { used_seconds: number; remaining_seconds: number | null }>> {
+    const now = Date.now();
+    const timezone = actor.householdTimezone;
+    const date = localDate(now, timezone);
+    const [children, adjustments, used] = await Promise.all([
+      this.repo.childrenOfHousehold(actor.householdId),
+      this.repo.adjustmentsOfHousehold(actor.householdId, date),
+      this.householdUsage(actor.householdId, date),
+    ]);
+    const out = new Map<string, { used_seconds: number; remaining_seconds: number | null }>();
+    for (const c of children) {
+      const usedSeconds = used.get(c.id) ?? 0;
+      const adjustment = adjustments.get(c.id);
+      const result = evaluateTime({
+        timezone,
+        days: parseDays(c.days),
+        adjustments: adjustment ? { [date]: Math.round(adjustment / 60) } : {},
+        used_seconds: usedSeconds,
+        paused_until: effectivePause(c.paused_until, now),
+        now,
+      });
+      out.set(c.id, { used_seconds: usedSeconds, remaining_seconds: result.remaining_seconds });
+    }
+    return out;
+  }
+
+  // ——— delivery ———
+
+  async syncStatus(actor: SessionAuth, managedUserId: string): Promise<ScheduleSyncView> {
+    await this.access.requireChild(actor, managedUserId, 'view');
+    const child = await this.loadChild(managedUserId);
+    const version = Number(child.version ?? 0);
+    const [mappings, rows] = await Promise.all([
+      this.repo.mappingsOf(managedUserId),
+      this.repo.syncOf(managedUserId),
+    ]);
+    const byMapping = new Map(rows.map((r) => [r.mapping_id, r]));
+    return {
+      managed_user_id: managedUserId,
+      version,
+      // An unenrolled or rejected device never hears from the child again: it leaves the list.
+      items: mappings
+        .filter((m) => m.status === 'approved' || m.status === 'pending')
+        .map((m) => {
+          const row = byMapping.get(m.id);
+          let status: TimeSyncStatus;
+          if (!timePolicySupported(m)) status = 'unsupported';
+          else if (!row) status = version === 0 ? 'synced' : 'pending';
+          else if (Number(row.version) < version) status = 'pending';
+          else status = row.status;
+          return {
+            mapping_id: m.id,
+            system_id: m.system_id,
+            hostname: m.display_name ?? m.hostname,
+            platform: m.platform,
+            linux_username: m.linux_username,
+            status,
+            applied_version: row?.applied_version === null || !row ? null : Number(row.applied_version),
+            last_attempt_at: row?.last_attempt_at ?? null,
+            error: status === 'failed' ? (row?.error ?? null) : null,
+          };
+        }),
+    };
+  }
+
+  /**
+   * Something a device must hear of changed (the schedule when `days` is given, an adjustment, the
+   * pause, the zone): the version rises and every mapped account on an approved device gets the
+   * policy now, or queued until it connects (a newer push replaces a queued one).
+   */
+  private async changed(managedUserId: string, householdId: string, by: string | null, days?: string) {
+    const version = await this.repo.bumpVersion(managedUserId, householdId, {
+      days,
+      emptyDays: JSON.stringify(openWeek()),
+      at: nowIso(),
+      by,
+    });
+    const t = await this.push(managedUserId, version);
+    this.announce(householdId, t, 'changed');
+  }
+
+  /** A `time_state` live event for the child's dashboards (and this instance's memory of it). */
+  private announce(householdId: string, t: Today, cause: 'changed' | 'limit_reached' | 'state'): void {
+    this.remember(t);
+    this.events.publish(householdId, 'time_state', {
+      managed_user_id: t.child.id,
+      state: t.result.state,
+      allowed_now: t.result.allowed_now,
+      used_seconds: t.used,
+      remaining_seconds: t.result.remaining_seconds,
+      cause,
+    });
+  }
+
+  /** Remembers the child's state; answers what it was before (undefined: not seen here yet). */
+  private remember(t: Today): { state: string; exhausted: boolean } | undefined {
+    const before = this.lastSeen.get(t.child.id);
+    this.lastSeen.delete(t.child.id);
+    if (this.lastSeen.size >= 10_000) {
+      const oldest = this.lastSeen.keys().next().value;
+      if (oldest !== undefined) this.lastSeen.delete(oldest);
+    }
+    this.lastSeen.set(t.child.id, { state: t.result.state, exhausted: t.result.remaining_seconds === 0 });
+    return before;
+  }
+
+  /**
+   * An account was mapped to the child: its device gets the child's current policy (queued while it
+   * is offline or still waits for a parent's approval, then sent once it is approved and connects).
+   */
+  async mappingAdded(managedUserId: string): Promise<void> {
+    const child = await this.repo.child(managedUserId);
+    const version = Number(child?.version ?? 0);
+    if (!child || version === 0) return;
+    const synced = new Set(
+      (await this.repo.syncOf(managedUserId))
+        .filter((r) => Number(r.version) >= version)
+        .map((r) => r.mapping_id),
+    );
+    await this.push(managedUserId, version, (m) => !synced.has(m.id));
+  }
+
+  /**
+   * Sends `version` to the child's mapped accounts on approved devices, and queues it for devices
+   * that wait for approval (their queue is sent once they are approved); `only` narrows the mappings.
+   */
+  private async push(
+    managedUserId: string,
+    version: number,
+    only: (m: MappingRow) => boolean = () => true,
+  ): Promise<Today> {
+    const t = await this.today(managedUserId, Date.now());
+    const adjustments = minutesOf(t.adjustments);
+    await Promise.all(
+      t.mappings
+        .filter((m) => (m.status === 'approved' || m.status === 'pending') && only(m))
+        .map(async (m) => {
+          const at = nowIso();
+          const row = {
+            mapping_id: m.id,
+            managed_user_id: managedUserId,
+            system_id: m.system_id,
+            version,
+            applied_version: null,
+            last_attempt_at: at,
+            error: null,
+          };
+          if (!timePolicySupported(m)) {
+            await this.repo.recordPush({ ...row, status: 'unsupported' });
+            return;
+          }
+          await this.repo.recordPush({ ...row, status: 'pending' });
+          const args: SetTimePolicyArgs = {
+            linux_username: m.linux_username,
+            version,
+            timezone: t.child.timezone,
+            days: t.days,
+            adjustments,
+            paused_until: t.pausedUntil,
+          };
+          const outcome = await this.devices.command(
+            m.system_id,
+            TIME_POLICY_COMMAND,
+            { ...args },
+            {
+              coalesceKey: `${TIME_POLICY_COMMAND}:${m.linux_username}`,
+            },
+          );
+          if (!outcome.delivered) return;
+          await this.recordAnswer(
+            m.id,
+            version,
+            outcome.error !== undefined
+              ? { status: 'error', error: outcome.error }
+              : { status: 'ok', data: outcome.data },
+          );
+        }),
+    );
+    return t;
+  }
+
+  /** A queued push reached the device and was answered (the channel's onAnswered hook). */
+  async onAnswered(
+    systemId: string,
+    command: string,
+    args: Record<string, unknown>,
+    result: CommandResult,
+  ): Promise<void> {
+    if (command !== TIME_POLICY_COMMAND) return;
+    if (typeof args.linux_username !== 'string' || typeof args.version !== 'number') return;
+    const mapping = await this.repo.mappingOf(systemId, args.linux_username);
+    if (!mapping) return;
+    await this.recordAnswer(mapping.id, args.version, result);
+  }
+
+  private async recordAnswer(mappingId: string, version: number, result: CommandResult): Promise<void> {
+    const at = nowIso();
+    if (result.status === 'ok') {
+      const data = result.data as { applied_version?: unknown } | undefined;
+      const applied = typeof data?.applied_version === 'number' ? data.applied_version : null;
+      if (applied === version)
+        return this.repo.recordAnswer(mappingId, version, {
+          status: 'synced',
+          applied_version: applied,
+          error: null,
+          at,
+        });
+      return this.repo.recordAnswer(mappingId, version, {
+        status: 'failed',
+        applied_version: applied,
+        error:
+          applied === null
+            ? 'The agent did not say which version it applied.'
+            : `The agent applied version ${applied}, not ${version}.`,
+        at,
+      });
+    }
+    if (result.status === 'error') {
+      const error =
+        typeof result.error === 'string' ? result.error : JSON.stringify(result.error ?? 'failed');
+      return this.repo.recordAnswer(mappingId, version, {
+        status: 'failed',
+        applied_version: null,
+        error: error.slice(0, 500),
+        at,
+      });
+    }
+    // Not answered (offline, timed out): the push waits in the queue, still pending.
+  }
+
+  // ——— cross-device totals ———
+
+  /**
+   * A device reported use: the child's other online devices hear the total of all devices
+   * (`time_status`), so each enforces the same remaining time.
+   */
+  async onUsageRecorded(device: AuthenticatedDevice, linuxUsername: string): Promise<void> {
+    const mapping = await this.repo.mappingOf(device.systemId, linuxUsername);
+    if (!mapping) return;
+    const t = await this.today(mapping.managed_user_id, Date.now());
+    const before = this.remember(t);
+    const exhausted = t.result.remaining_seconds === 0;
+    if (before && exhausted && !before.exhausted) this.announce(t.child.household_id, t, 'limit_reached');
+    else if (before && before.state !== t.result.state) this.announce(t.child.household_id, t, 'state');
+    const others = t.mappings.filter(
+      (m) => m.system_id !== device.systemId && m.status === 'approved' && this.channel.isOnline(m),
+    );
+    await Promise.all(
+      others.map((m) => {
+        const message: TimeStatusMessage = {
+          type: 'time_status',
+          linux_username: m.linux_username,
+          date: t.date,
+          used_seconds: t.used,
+          remaining_seconds: t.result.remaining_seconds,
+        };
+        return this.channel
+          .push(m.system_id, { ...message })
+          .catch((err) => this.log.warn({ err, system_id: m.system_id }, 'could not send time_status'));
+      }),
+    );
+  }
+
+  private async loadChild(managedUserId: string): Promise<ChildRow> {
+    const child = await this.repo.child(managedUserId);
+    if (!child) throw notFound('The child');
+    return child;
+  }
+}
