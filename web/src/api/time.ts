@@ -1,69 +1,31 @@
-// The time shapes of DESIGN §10 as the admin UI reads them (schedule, today's figures, statistics, sync
-// state per device), and their query hooks. The rules' own types come from @hearth/protocol.
-import type { StatsRange, StatsView, TimeState, Weekday, WeeklyDays } from '@hearth/protocol';
+// The time shapes of DESIGN §10 (from @hearth/protocol) under the names the admin UI uses, and their
+// query hooks: schedule, today's figures, statistics, sync state per device.
+import type {
+  ModifyTimeView,
+  ScheduleSyncView,
+  ScheduleView,
+  StatsRange,
+  StatsView,
+  TimeState,
+  TimeSyncStatus,
+  UsageView,
+  Weekday,
+  WeeklyDays,
+} from '@hearth/protocol';
 import { keys } from './keys';
 import { FALLBACK_REFRESH_MS, type Resource, useResource } from './query';
 
 const enc = encodeURIComponent;
 
 /** `GET /api/managed-users/<id>/schedule` and the answer of `POST /weekly-schedule/update`. */
-export interface ScheduleView {
-  managed_user_id: string;
-  version: number;
-  timezone: string;
-  days: WeeklyDays;
-}
-
+export type { ScheduleView };
 /** `GET /api/user/<id>/usage`, and the answer of pause and resume. */
-export interface TimeUsageView {
-  managed_user_id: string;
-  date: string;
-  timezone: string;
-  state: TimeState;
-  used_seconds: number;
-  limit_seconds: number | null;
-  adjustment_seconds: number;
-  remaining_seconds: number | null;
-  allowed_now: boolean;
-  next_change_at: string | null;
-  /** Present when the server says until when the child is paused (ISO, "indefinite" or null). */
-  paused_until?: string | null;
-  devices: {
-    system_id: string;
-    hostname: string;
-    platform: string;
-    linux_username: string;
-    used_seconds: number;
-    online: boolean;
-  }[];
-}
-
+export type TimeUsageView = UsageView;
 /** `POST /api/modify-time`. */
-export interface ModifyTimeAnswer {
-  managed_user_id: string;
-  date: string;
-  adjustment_minutes: number;
-  remaining_seconds: number | null;
-}
-
-export type SyncStatus = 'synced' | 'pending' | 'failed' | 'unsupported';
-
+export type ModifyTimeAnswer = ModifyTimeView;
+export type SyncStatus = TimeSyncStatus;
 /** `GET /api/schedule-sync-status/<user_id>`. */
-export interface SyncStatusView {
-  managed_user_id: string;
-  version: number;
-  items: {
-    mapping_id: string;
-    system_id: string;
-    hostname: string;
-    platform: string;
-    linux_username: string;
-    status: SyncStatus;
-    applied_version: number | null;
-    last_attempt_at: string | null;
-    error: string | null;
-  }[];
-}
+export type SyncStatusView = ScheduleSyncView;
 
 /** `GET /api/user/<id>/stats?days=7|14|30` (days oldest first, ending today). */
 export type TimeStatsView = StatsView;

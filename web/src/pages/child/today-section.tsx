@@ -161,7 +161,7 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
               <Stack gap={2}>
                 {busyDevices.map((d) => (
                   <Text key={`${d.system_id}/${d.linux_username}`} size="sm" c="dimmed">
-                    {names.get(d.system_id) ?? d.hostname} ({d.linux_username}):{' '}
+                    {names.get(d.system_id) ?? d.hostname ?? 'A device'} ({d.linux_username}):{' '}
                     {formatMinutes(d.used_seconds)}
                   </Text>
                 ))}
