@@ -121,7 +121,7 @@ export function SyncList({ childId, names }: { childId: string; names?: Map<stri
   if (!data.items.length) {
     return (
       <Text size="sm" c="dimmed">
-        No devices yet: the routine applies once a device account is linked.
+        The routine reaches a device once one of its accounts is linked to the child.
       </Text>
     );
   }
