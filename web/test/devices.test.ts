@@ -217,7 +217,7 @@ describe('devices', { skip }, () => {
     const annRow = page.getByTestId('device-account').filter({ hasText: 'Ann' });
     const benRow = page.getByTestId('device-account').filter({ hasText: 'Ben' });
     const show = laptop.waitFor(pausedPolicy('ann', true));
-    await annRow.getByRole('button', { name: 'Pause Ann now' }).click();
+    await annRow.getByRole('button', { name: 'Pause now for Ann' }).click();
     assert.equal(((await show).args as Record<string, unknown>).paused_until, 'indefinite');
     await annRow
       .getByTestId('pause-result')
@@ -233,13 +233,13 @@ describe('devices', { skip }, () => {
 
     // Each child's button pauses that child.
     const showBen = laptop.waitFor(pausedPolicy('ben', true));
-    await benRow.getByRole('button', { name: 'Pause Ben now' }).click();
+    await benRow.getByRole('button', { name: 'Pause now for Ben' }).click();
     await showBen;
     await benRow.getByTestId('time-state').getByText('Paused').waitFor();
     assert.notEqual((await owner.client.get(`/api/user/${ann.id}/usage`)).body.state, 'paused');
     await screenshot(page, 'device.png');
     await benRow.getByRole('button', { name: 'Resume Ben' }).click();
-    await benRow.getByRole('button', { name: 'Pause Ben now' }).waitFor();
+    await benRow.getByRole('button', { name: 'Pause now for Ben' }).waitFor();
 
     await markPage(page);
     await laptop.stop();
@@ -248,7 +248,7 @@ describe('devices', { skip }, () => {
     );
     await details.getByText(/^Offline, last seen just now$/).waitFor();
     await assertNotReloaded(page);
-    await annRow.getByRole('button', { name: 'Pause Ann now' }).click();
+    await annRow.getByRole('button', { name: 'Pause now for Ann' }).click();
     await annRow.getByTestId('time-state').getByText('Paused').waitFor();
 
     // The queued pause reaches the laptop when it comes back with its token.
@@ -263,7 +263,7 @@ describe('devices', { skip }, () => {
     await queued;
     await timeUntil(page.getByRole('main').getByTestId('device-online').getByText('Online', { exact: true }));
     await annRow.getByRole('button', { name: 'Resume Ann' }).click();
-    await annRow.getByRole('button', { name: 'Pause Ann now' }).waitFor();
+    await annRow.getByRole('button', { name: 'Pause now for Ann' }).waitFor();
     await closePage(handle);
   });
 
@@ -357,7 +357,7 @@ describe('devices', { skip }, () => {
     await page.getByText('This device is unenrolled').waitFor();
     await page.getByRole('button', { name: 'Unenroll device' }).waitFor({ state: 'detached' });
     // Pausing no longer applies to it.
-    assert.equal(await page.getByRole('button', { name: /^Pause .+ now$/ }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: /^Pause now for / }).count(), 0);
     assert.equal((await owner.client.get(`/api/devices/${laptop.systemId}`)).body.status, 'unenrolled');
     await closePage(handle);
   });
@@ -445,7 +445,7 @@ describe('devices', { skip }, () => {
     await page
       .getByTestId('device-account')
       .filter({ hasText: 'Ann' })
-      .getByRole('button', { name: 'Pause Ann now' })
+      .getByRole('button', { name: 'Pause now for Ann' })
       .waitFor();
     assert.equal(await page.getByRole('button', { name: 'Unenroll device' }).count(), 0);
     assert.equal(await page.getByRole('heading', { name: 'Unenroll' }).count(), 0);

@@ -303,7 +303,7 @@ describe('routine and usage', { skip }, () => {
     await today.getByTestId('usage-summary').filter({ hasText: '2 h left' }).waitFor();
 
     // Pause until resumed.
-    await today.getByRole('button', { name: 'Pause Ben now' }).click();
+    await today.getByRole('button', { name: 'Pause now for Ben' }).click();
     await today.getByTestId('time-state').filter({ hasText: 'Paused' }).waitFor();
     await today
       .getByTestId('time-next')
@@ -337,11 +337,11 @@ describe('routine and usage', { skip }, () => {
 
     // Paused for 30 minutes from the menu.
     await page.goto(`${server.url}/children/${ben.id}`);
-    await today.getByRole('button', { name: 'Pause Ben for a while' }).click();
+    await today.getByRole('button', { name: 'Pause for a while (Ben)' }).click();
     await page.getByRole('menuitem', { name: 'For 30 minutes' }).click();
     await today.getByTestId('time-state').filter({ hasText: 'Paused' }).waitFor();
     await today.getByRole('button', { name: 'Resume Ben' }).click();
-    await today.getByRole('button', { name: 'Pause Ben now' }).waitFor();
+    await today.getByRole('button', { name: 'Pause now for Ben' }).waitFor();
     await closePage(handle);
   });
 

@@ -216,7 +216,7 @@ export function ChildPauseControls({
               }
               disabled={pause.isPending}
               leftSection={<IconPause size={16} />}
-              aria-label={`Pause ${childName} now`}
+              aria-label={`Pause now for ${childName}`}
             >
               Pause now
             </Button>
@@ -225,7 +225,7 @@ export function ChildPauseControls({
                 <Button
                   variant="default"
                   disabled={pause.isPending}
-                  aria-label={`Pause ${childName} for a while`}
+                  aria-label={`Pause for a while (${childName})`}
                 >
                   Pause for a while
                 </Button>
