@@ -225,6 +225,9 @@ describe('devices', { skip }, () => {
       .waitFor();
     await annRow.getByTestId('time-state').getByText('Paused').waitFor();
     assert.equal((await owner.client.get(`/api/user/${ann.id}/usage`)).body.state, 'paused');
+    // The laptop acknowledged the policy (the simulator answers every command with success), and
+    // the account's sync badge says so.
+    await annRow.getByTestId('sync-status').getByText('Synced').waitFor();
 
     const dismiss = laptop.waitFor(pausedPolicy('ann', false));
     await annRow.getByRole('button', { name: 'Resume Ann' }).click();

@@ -1,9 +1,9 @@
 import { Anchor, Group, Paper, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router-dom';
-import { useTimeUsage } from '../../api/time';
+import { useSyncStatus, useTimeUsage } from '../../api/time';
 import type { DeviceView } from '../../api/types';
 import { ChildAvatar } from '../../components/child-bits';
-import { ChildPauseControls, pausedUntilText, StateBadge } from '../../components/time-bits';
+import { ChildPauseControls, pausedUntilText, StateBadge, SyncBadge } from '../../components/time-bits';
 import type { DeviceChild } from './device-children';
 
 /**
@@ -13,6 +13,8 @@ import type { DeviceChild } from './device-children';
 export function PauseControls({ device, user }: { device: DeviceView; user: DeviceChild }) {
   const { child, linuxUsername } = user;
   const usage = useTimeUsage(child.id).data;
+  // Whether this account on this device applied the child's latest time rules.
+  const sync = useSyncStatus(child.id).data?.items.find((i) => i.mapping_id === user.mappingId);
   const approved = device.status === 'approved';
 
   return (
@@ -37,7 +39,10 @@ export function PauseControls({ device, user }: { device: DeviceView; user: Devi
               </Text>
             </Stack>
           </Group>
-          {usage ? <StateBadge state={usage.state} /> : null}
+          <Group gap={6}>
+            {usage ? <StateBadge state={usage.state} /> : null}
+            {sync ? <SyncBadge status={sync.status} /> : null}
+          </Group>
         </Group>
         {approved ? <ChildPauseControls childId={child.id} childName={child.name} usage={usage} /> : null}
       </Stack>
