@@ -420,4 +420,39 @@ describe('routine and usage', { skip }, () => {
       await closePage(handle);
     }
   });
+
+  test('a device that cannot apply the routine shows "Not applied" with its reason in words', async () => {
+    await pairAgent(
+      { server, owner },
+      agents,
+      {
+        hostname: 'study-pc',
+        linuxUsers: [{ username: 'ben' }],
+        respond: (command) =>
+          command === 'set_time_policy'
+            ? { success: false, error: 'The disk is full' }
+            : { success: true, data: {} },
+      },
+      'Study PC',
+      [['ben', ben]],
+    );
+    const days = { sunday: { limit_minutes: 90, windows: [{ start: '09:00', end: '18:00' }] } };
+    const set = await owner.client.post('/weekly-schedule/update', { managed_user_id: ben.id, days });
+    assert.equal(set.status, 200, set.text);
+    const handle = await openPage(browser, server, { as: owner.client, viewport: PHONE });
+    const { page } = handle;
+    await page.goto(`${server.url}/children/${ben.id}`);
+    const study = page.getByTestId('sync-item').filter({ hasText: 'Study PC (ben)' });
+    await study.getByTestId('sync-status').filter({ hasText: 'Not applied' }).waitFor();
+    await study.getByText('The device said: The disk is full').waitFor();
+    // The laptop, which applies it, says so beside it.
+    await page
+      .getByTestId('sync-item')
+      .filter({ hasText: 'Living room laptop (ben)' })
+      .getByTestId('sync-status')
+      .filter({ hasText: 'Synced' })
+      .waitFor();
+    await assertFitsPhone(page);
+    await closePage(handle);
+  });
 });
