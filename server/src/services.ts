@@ -168,8 +168,12 @@ export function buildServices(
   cache.onDrop((tags) => {
     eventHub.accessChanged(tags);
     dashboard.cacheDropped(tags);
+    time.forgetKept();
   });
-  eventHub.onEvent((householdId) => dashboard.eventHeard(householdId));
+  eventHub.onEvent((householdId) => {
+    dashboard.eventHeard(householdId);
+    time.forgetKept();
+  });
   const inventory = new InventoryService(new InventoryRepository(db.kysely), access, devices, events);
   const appPolicy = new AppPolicyService(new AppPolicyRepository(db.kysely), access, devices);
   registerEnrolment(channel, {

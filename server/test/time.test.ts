@@ -453,6 +453,35 @@ describeWithServer(
       assert.equal(row.used_seconds_today, 500);
       assert.equal(row.remaining_seconds, 6700);
     });
+
+    test('the usage snapshot, kept for a moment between reads, never hides a parent change or a report heard here', async () => {
+      const child = (await ctx.home.client.post('/api/user/create', { name: 'Kept' })).body.id;
+      const { agent } = await ctx.pairedAgent({ record: true }, child);
+      await ctx.home.client.post('/weekly-schedule/update', {
+        managed_user_id: child,
+        days: week({ limit_minutes: 60, windows: [] }),
+      });
+      const usage = async () => (await ctx.home.client.get(`/api/user/${child}/usage`)).body;
+      assert.equal((await usage()).remaining_seconds, 3600);
+      // A parent's change is seen by the very next read.
+      assert.equal(
+        (await ctx.home.client.post('/api/modify-time', { managed_user_id: child, minutes: 15 })).status,
+        200,
+      );
+      assert.equal((await usage()).adjustment_seconds, 900);
+      // A report handled by this instance is seen by the very next read (frames are handled in
+      // order, so the answer to a later unknown frame says the report is in).
+      agent.send({ type: 'usage_report', linux_username: 'kid', date: localToday(zone), seconds_used: 400 });
+      agent.send({ type: 'teleport' });
+      await agent.waitFor((f) => f.type === 'error' && f.code === 'unknown_type');
+      const after = await usage();
+      assert.equal(after.used_seconds, 400);
+      assert.equal(after.remaining_seconds, 3600 + 900 - 400);
+      await ctx.home.client.post(`/api/managed-users/${child}/pause`, {});
+      assert.equal((await usage()).state, 'paused');
+      await ctx.home.client.post(`/api/managed-users/${child}/resume`);
+      assert.equal((await usage()).state, 'ok');
+    });
   },
 );
 

@@ -33,6 +33,9 @@ import type { DeviceService } from '../devices/service.js';
 import type { ChildRow, MappingRow, TimeRepository, TimeSyncStatus } from './repository.js';
 
 export const TIME_POLICY_COMMAND = 'set_time_policy';
+/** How long a usage snapshot's reads are reused (see TimeService.kept). */
+const USAGE_FRESH_MS = 1000;
+const MAX_KEPT = 10_000;
 
 /**
  * The first agent release that takes `set_time_policy` (the same release that takes sign-up checks,
@@ -136,6 +139,22 @@ export class TimeService {
    * so a report that crosses the limit or moves the state raises one live event (bounded; the oldest go).
    */
   private readonly lastSeen = new Map<string, { state: string; exhausted: boolean }>();
+
+  /**
+   * Per instance: what `GET /api/user/<id>/usage` read for each child, reused for up to
+   * USAGE_FRESH_MS (the engine runs again at each answer's own instant). Any live event and any
+   * read-cache invalidation, here or on another instance, empties it, and a usage report of the
+   * child heard here drops the child's; what changes with neither — a report heard by another
+   * instance, a device going on or off line — can show up to that long late.
+   */
+  private readonly kept = new Map<string, { today: Today; readAt: number }>();
+  private keptGeneration = 0;
+
+  /** A live event, or the read cache dropped something: the kept usage reads may be stale. */
+  forgetKept(): void {
+    this.keptGeneration++;
+    this.kept.clear();
+  }
 
   // ——— household ———
 
@@ -296,7 +315,35 @@ export class TimeService {
 
   async usage(actor: SessionAuth, managedUserId: string): Promise<UsageView> {
     await this.access.requireChild(actor, managedUserId, 'view');
-    return this.usageView(await this.today(managedUserId, Date.now()));
+    const now = Date.now();
+    const kept = this.kept.get(managedUserId);
+    if (
+      kept &&
+      now - kept.readAt < USAGE_FRESH_MS &&
+      localDate(now, kept.today.child.timezone) === kept.today.date
+    )
+      return this.usageView(this.reevaluate(kept.today, now));
+    const generation = this.keptGeneration;
+    const today = await this.today(managedUserId, now);
+    if (generation === this.keptGeneration) {
+      if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
+      this.kept.set(managedUserId, { today, readAt: now });
+    }
+    return this.usageView(today);
+  }
+
+  /** The engine's answer for the same figures at another instant of the same day. */
+  private reevaluate(t: Today, now: number): Today {
+    const pausedUntil = effectivePause(t.child.paused_until, now);
+    const result = evaluateTime({
+      timezone: t.child.timezone,
+      days: t.days,
+      adjustments: minutesOf(t.adjustments),
+      used_seconds: t.used,
+      paused_until: pausedUntil,
+      now,
+    });
+    return { ...t, pausedUntil, result };
   }
 
   private usageView(t: Today): UsageView {
@@ -598,6 +645,7 @@ export class TimeService {
   async onUsageRecorded(device: AuthenticatedDevice, linuxUsername: string): Promise<void> {
     const mapping = await this.repo.mappingOf(device.systemId, linuxUsername);
     if (!mapping) return;
+    this.kept.delete(mapping.managed_user_id);
     const t = await this.today(mapping.managed_user_id, Date.now());
     const before = this.remember(t);
     const exhausted = t.result.remaining_seconds === 0;
