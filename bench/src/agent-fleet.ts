@@ -1,7 +1,6 @@
 // Issue 3's benchmark: how many authenticated agents one server process holds and at what memory per
 // socket, how fast a reconnect storm is absorbed, and the command round trip with 5,000 agents online.
 // `npm run bench:fleet` at the repository root runs it; results go to bench/results/agent-fleet.md.
-import { type ChildProcess, fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkerReply, WorkerRequest } from './fleet-worker.js';
@@ -14,8 +13,7 @@ import {
   startHearth,
   writeResult,
 } from './hearth-fixture.js';
-
-const tsxLoader = import.meta.resolve('tsx');
+import { forkWorker } from './processes.js';
 
 const TOTAL = Number(process.env.FLEET_AGENTS ?? 19_500);
 const RTT_AGENTS = 5_000;
@@ -30,22 +28,8 @@ const rssKiB = (pid: number) =>
 const openFiles = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function startWorker(): { child: ChildProcess; ask(req: WorkerRequest): Promise<WorkerReply> } {
-  const child = fork(path.join(import.meta.dirname, 'fleet-worker.ts'), [], {
-    execArgv: ['--conditions=hearth-source', '--import', tsxLoader],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return {
-    child,
-    ask: (req) =>
-      new Promise((resolve, reject) => {
-        child.once('message', (m: WorkerReply) =>
-          m.op === 'error' ? reject(new Error(m.message)) : resolve(m),
-        );
-        child.send(req);
-      }),
-  };
-}
+const startWorker = () =>
+  forkWorker<WorkerRequest, WorkerReply>(path.join(import.meta.dirname, 'fleet-worker.ts'));
 
 run(async () => {
   let hearth: Hearth | null = null;

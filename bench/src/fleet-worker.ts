@@ -1,6 +1,6 @@
 // One process of simulated agents for the fleet benchmark (a process may hold fewer sockets than the
 // machine's open-file limit). The parent sends instructions over IPC and gets figures back.
-import { type Frame, SimAgent } from './simulator.js';
+import { connectAll, SimAgent } from './simulator.js';
 
 export type WorkerRequest =
   | {
@@ -22,28 +22,6 @@ export type WorkerReply =
   | { op: 'error'; message: string };
 
 let agents: SimAgent[] = [];
-
-/** Says hello on every agent with at most `concurrency` handshakes in flight; resolves when all have answers. */
-async function connectAll(
-  list: SimAgent[],
-  concurrency: number,
-): Promise<{ authenticated: number; failed: number }> {
-  let next = 0;
-  let authenticated = 0;
-  let failed = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, list.length) }, async () => {
-      while (next < list.length) {
-        const agent = list[next++];
-        if (!agent) continue;
-        const answer: Frame = await agent.connect().catch(() => ({ type: 'closed' }));
-        if (answer.type === 'auth_result' && answer.success === true) authenticated++;
-        else failed++;
-      }
-    }),
-  );
-  return { authenticated, failed };
-}
 
 const reply = (message: WorkerReply) => process.send?.(message);
 

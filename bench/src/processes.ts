@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -84,4 +84,28 @@ export async function stopChild(child: Child, graceMs = 5_000): Promise<void> {
   const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
   await child.exited;
   clearTimeout(timer);
+}
+
+/** A benchmark worker process (a .ts file run through tsx) asked one request at a time over IPC. */
+export interface Worker<Req, Reply> {
+  child: ChildProcess;
+  ask(req: Req): Promise<Reply>;
+}
+
+/** Forks `file` with the workspace sources loadable; a reply `{op:'error', message}` rejects. */
+export function forkWorker<Req, Reply extends { op: string }>(file: string): Worker<Req, Reply> {
+  const child = fork(file, [], {
+    execArgv: ['--conditions=hearth-source', '--import', import.meta.resolve('tsx')],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return {
+    child,
+    ask: (req) =>
+      new Promise((resolve, reject) => {
+        child.once('message', (m: Reply) =>
+          m.op === 'error' ? reject(new Error((m as { message?: string }).message)) : resolve(m),
+        );
+        child.send(req as object);
+      }),
+  };
 }

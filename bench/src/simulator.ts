@@ -260,3 +260,25 @@ export async function startFleet(
   );
   return agents;
 }
+
+/** Says hello on every agent with at most `concurrency` handshakes in flight; resolves when all have answers. */
+export async function connectAll(
+  list: SimAgent[],
+  concurrency: number,
+): Promise<{ authenticated: number; failed: number }> {
+  let next = 0;
+  let authenticated = 0;
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, list.length) }, async () => {
+      while (next < list.length) {
+        const agent = list[next++];
+        if (!agent) continue;
+        const answer: Frame = await agent.connect().catch(() => ({ type: 'closed' }));
+        if (answer.type === 'auth_result' && answer.success === true) authenticated++;
+        else failed++;
+      }
+    }),
+  );
+  return { authenticated, failed };
+}

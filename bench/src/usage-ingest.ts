@@ -1,7 +1,6 @@
 // Issue 14's benchmark: usage_report ingestion from 10,000 simulated devices, each reporting its running
 // totals (with a few apps) as fast as the server takes them, then GET /api/user/<id>/usage (and /stats)
 // against a bare Fastify route answering the same JSON, in the same run. `npm run bench:usage`.
-import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,10 +18,9 @@ import {
   writeResult,
 } from './hearth-fixture.js';
 import { loadOptionsFromEnv, measureInTurns, median, roundRatios, type Target } from './load.js';
-import { type Child, freePort, spawnNode, stopChild, waitForOk } from './processes.js';
+import { type Child, forkWorker, freePort, spawnNode, stopChild, waitForOk } from './processes.js';
 import type { UsageWorkerReply, UsageWorkerRequest } from './usage-worker.js';
 
-const tsxLoader = import.meta.resolve('tsx');
 const OPTIONS = loadOptionsFromEnv();
 const DEVICES = Number(process.env.USAGE_DEVICES ?? 10_000);
 const REPORTS = Number(process.env.USAGE_REPORTS ?? 10); // per device
@@ -33,22 +31,8 @@ const DEVICES_PER_CHILD = 2;
 const WORKERS = Math.max(2, Math.ceil(DEVICES / 9_500));
 const ADDRESSES = Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 2}`);
 
-function startWorker(): { child: ChildProcess; ask(req: UsageWorkerRequest): Promise<UsageWorkerReply> } {
-  const child = fork(path.join(import.meta.dirname, 'usage-worker.ts'), [], {
-    execArgv: ['--conditions=hearth-source', '--import', tsxLoader],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return {
-    child,
-    ask: (req) =>
-      new Promise((resolve, reject) => {
-        child.once('message', (m: UsageWorkerReply) =>
-          m.op === 'error' ? reject(new Error(m.message)) : resolve(m),
-        );
-        child.send(req);
-      }),
-  };
-}
+const startWorker = () =>
+  forkWorker<UsageWorkerRequest, UsageWorkerReply>(path.join(import.meta.dirname, 'usage-worker.ts'));
 
 /** Maps the devices two by two to children written straight into the database (as a family has). */
 async function mapToChildren(hearth: Hearth, devices: SeededDevice[], firstChild: string): Promise<void> {

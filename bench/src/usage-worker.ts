@@ -1,6 +1,6 @@
 // One process of simulated agents for the usage-report benchmark (a process holds fewer sockets than the
 // machine's open-file limit). The parent sends instructions over IPC and gets figures back.
-import { type Frame, SimAgent } from './simulator.js';
+import { connectAll, SimAgent } from './simulator.js';
 
 export type UsageWorkerRequest =
   | {
@@ -22,24 +22,6 @@ export type UsageWorkerReply =
 let agents: SimAgent[] = [];
 
 const reply = (message: UsageWorkerReply) => process.send?.(message);
-
-async function connectAll(list: SimAgent[], concurrency: number) {
-  let next = 0;
-  let authenticated = 0;
-  let failed = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, list.length) }, async () => {
-      while (next < list.length) {
-        const agent = list[next++];
-        if (!agent) continue;
-        const answer: Frame = await agent.connect().catch(() => ({ type: 'closed' }));
-        if (answer.type === 'auth_result' && answer.success === true) authenticated++;
-        else failed++;
-      }
-    }),
-  );
-  return { authenticated, failed };
-}
 
 /**
  * One agent's reports: `batch` growing running totals (the day and `apps` applications), then a report
