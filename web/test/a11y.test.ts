@@ -19,7 +19,6 @@ import {
   gotoLive,
   launchBrowser,
   mapAccount,
-  type OpenPage,
   type Owner,
   openPage,
   PASSWORD,
@@ -91,6 +90,28 @@ const readable = (found: Map<string, Violation[]>) =>
     )
     .join('\n');
 
+/**
+ * Runs `visit` on a fresh page at desktop width, at phone width, and in the dark scheme at desktop
+ * width (the pages follow the system's colour scheme).
+ */
+async function inEachLook(
+  browser: Browser,
+  server: TestServer,
+  options: Omit<Parameters<typeof openPage>[2], 'viewport'>,
+  visit: (page: Page, width: 'desktop' | 'phone' | 'dark') => Promise<void>,
+): Promise<void> {
+  for (const [width, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+    ['dark', DESKTOP],
+  ] as const) {
+    const handle = await openPage(browser, server, { ...options, viewport });
+    if (width === 'dark') await handle.page.emulateMedia({ colorScheme: 'dark' });
+    await visit(handle.page, width);
+    await closePage(handle);
+  }
+}
+
 describe('admin UI accessibility (axe-core)', { skip }, () => {
   let server: TestServer;
   let browser: Browser;
@@ -126,14 +147,7 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
 
   test('setup, sign-in and sign-up at desktop and phone width, and in the dark scheme', async () => {
     found.clear();
-    for (const [width, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-      ['dark', DESKTOP],
-    ] as const) {
-      const handle = await openPage(browser, server, { viewport });
-      const { page } = handle;
-      if (width === 'dark') await page.emulateMedia({ colorScheme: 'dark' });
+    await inEachLook(browser, server, {}, async (page, width) => {
       await page.goto(`${server.url}/setup`);
       await settle(page);
       await check(page, `setup (${width})`);
@@ -141,17 +155,9 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       await page.getByRole('button', { name: 'Create household' }).click();
       await page.locator('.mantine-InputWrapper-error').first().waitFor();
       await check(page, `setup with errors (${width})`);
-      await closePage(handle);
-    }
+    });
     owner = await createOwner(server, 'maria', 'The Rivera family');
-    for (const [width, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-      ['dark', DESKTOP],
-    ] as const) {
-      const handle = await openPage(browser, server, { viewport });
-      const { page } = handle;
-      if (width === 'dark') await page.emulateMedia({ colorScheme: 'dark' });
+    await inEachLook(browser, server, {}, async (page, width) => {
       await page.goto(`${server.url}/login`);
       await settle(page);
       await check(page, `sign-in (${width})`);
@@ -163,8 +169,7 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       await page.goto(`${server.url}/signup`);
       await settle(page);
       await check(page, `sign-up (${width})`);
-      await closePage(handle);
-    }
+    });
     verdict();
   });
 
@@ -276,15 +281,7 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       ['settings', '/settings'],
       ['not found', '/no-such-page'],
     ];
-    for (const [width, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-      ['dark', DESKTOP],
-    ] as const) {
-      const handle: OpenPage = await openPage(browser, server, { as: owner.client, viewport });
-      const { page } = handle;
-      // The pages follow the system's colour scheme; dark is checked at desktop width.
-      if (width === 'dark') await page.emulateMedia({ colorScheme: 'dark' });
+    await inEachLook(browser, server, { as: owner.client }, async (page, width) => {
       for (const [name, path] of pages) {
         await page.goto(`${server.url}${path}`);
         await settle(page);
@@ -316,8 +313,7 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
         await settle(page);
         await check(page, 'navigation open (phone)');
       }
-      await closePage(handle);
-    }
+    });
     verdict();
   });
 });
