@@ -185,17 +185,13 @@ export class AlertService {
           event.event_type === 'access_requested' ? ' (a child asks through POST /api/access-request)' : ''
         }.`,
       );
-    let payload: string;
-    try {
-      payload = JSON.stringify(event.detail);
-    } catch {
-      payload = '';
-    }
-    const bytes = payload ? Buffer.byteLength(payload) : Number.POSITIVE_INFINITY;
+    // The frame was parsed from JSON no deeper than the channel allows, so it serializes again.
+    const payload = JSON.stringify(event.detail);
+    const bytes = Buffer.byteLength(payload);
     if (bytes > MAX_ALERT_DETAIL_BYTES)
       throw new AlertRefused(
         'invalid_message',
-        `alert_event: detail is ${Number.isFinite(bytes) ? `${bytes} bytes` : 'too deeply nested'}; at most ${MAX_ALERT_DETAIL_BYTES} bytes of JSON.`,
+        `alert_event: detail is ${bytes} bytes; at most ${MAX_ALERT_DETAIL_BYTES} bytes of JSON.`,
       );
     const window = await this.counters.hit(`alerts:${device.systemId}`, ALERT_WINDOW_MS);
     const base = { householdId: device.householdId, systemId: device.systemId };

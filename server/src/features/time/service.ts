@@ -72,7 +72,8 @@ export function timePolicySupported(device: {
   );
 }
 
-function parseDays(text: string | null | undefined): WeeklyDays {
+/** A stored weekly schedule (JSON), each day missing or unreadable read as open. */
+export function parseDays(text: string | null | undefined): WeeklyDays {
   const week = openWeek();
   if (!text) return week;
   try {

@@ -1,58 +1,9 @@
-import { STATS_TOP_APPS, type StatsView } from '@hearth/protocol';
+import { addDays, localDate, STATS_TOP_APPS, type StatsView, weekdayOf } from '@hearth/protocol';
 import type { SessionAuth } from '../../platform/access.js';
 import type { AccessService } from '../access/service.js';
 import { iconUrl } from '../inventory/service.js';
+import { parseDays } from '../time/service.js';
 import type { UsageRepository } from './repository.js';
-
-const DAY_MS = 86_400_000;
-const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
-
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-/** The calendar day (YYYY-MM-DD) of an instant in an IANA zone; UTC when the zone is unknown. */
-export function localDate(at: Date, timeZone: string): string {
-  let format = formats.get(timeZone);
-  if (!format) {
-    try {
-      format = new Intl.DateTimeFormat('en-CA', {
-        timeZone,
-        year: 'numeric',
-        month: '2-digit',
-        day: '2-digit',
-      });
-    } catch {
-      return at.toISOString().slice(0, 10);
-    }
-    // Making a formatter costs far more than using one; a household has one zone.
-    if (formats.size >= 500) formats.clear();
-    formats.set(timeZone, format);
-  }
-  // en-CA writes YYYY-MM-DD (formatToParts costs several times more); the parts only if ICU ever differs.
-  const text = format.format(at);
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text;
-  const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day}`;
-}
-
-/** The `count` calendar days ending with `last`, oldest first (calendar arithmetic: no DST involved). */
-export function daysEnding(last: string, count: number): string[] {
-  const end = Date.parse(`${last}T00:00:00Z`);
-  return Array.from({ length: count }, (_, i) =>
-    new Date(end - (count - 1 - i) * DAY_MS).toISOString().slice(0, 10),
-  );
-}
-
-type ScheduleDays = Partial<Record<(typeof WEEKDAYS)[number], { limit_minutes?: unknown }>>;
-
-function parseDays(json: string | null | undefined): ScheduleDays {
-  if (!json) return {};
-  try {
-    const days = JSON.parse(json) as unknown;
-    return days && typeof days === 'object' ? (days as ScheduleDays) : {};
-  } catch {
-    return {};
-  }
-}
 
 /** Usage statistics of a child (DESIGN §10), read set-based: a handful of queries whatever the range. */
 export class UsageService {
@@ -69,7 +20,8 @@ export class UsageService {
   ): Promise<StatsView> {
     await this.access.requireChild(actor, managedUserId, 'view');
     const setting = await this.repo.scheduleOf(actor.householdId, managedUserId);
-    const dates = daysEnding(localDate(now, setting?.timezone ?? 'UTC'), count);
+    const last = localDate(now.getTime(), setting?.timezone ?? 'UTC');
+    const dates = Array.from({ length: count }, (_, i) => addDays(last, i - count + 1));
     const from = dates[0] ?? '';
     const to = dates[dates.length - 1] ?? '';
     const [perDay, devices, top] = await Promise.all([
@@ -79,8 +31,7 @@ export class UsageService {
     ]);
     const schedule = parseDays(setting?.days);
     const limitOf = (date: string): number | null => {
-      const weekday = WEEKDAYS[new Date(`${date}T00:00:00Z`).getUTCDay()] ?? 'sunday';
-      const minutes = schedule[weekday]?.limit_minutes;
+      const minutes = schedule[weekdayOf(date)].limit_minutes;
       return typeof minutes === 'number' ? minutes * 60 : null;
     };
 
