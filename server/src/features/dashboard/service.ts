@@ -1,5 +1,6 @@
 import type { DashboardView } from '@hearth/protocol';
 import type { SessionAuth } from '../../platform/access.js';
+import { FreshCache } from '../../platform/fresh-cache.js';
 import { cacheTags } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { AlertService } from '../alerts/service.js';
@@ -13,7 +14,6 @@ import type { UserService } from '../users/service.js';
  * late — both are themselves written only every so often by the agents' reports.
  */
 export const DASHBOARD_FRESH_MS = 1_000;
-const HOUSEHOLDS_KEPT = 10_000;
 
 /** Tags whose invalidation names the household it concerns, and those that may concern any. */
 const HOUSEHOLD_TAGS = [cacheTags.children(''), cacheTags.alerts(''), cacheTags.approvals('')];
@@ -28,10 +28,8 @@ export type TodayReader = (
 ) => Promise<Map<string, { used_seconds: number; remaining_seconds: number | null }>>;
 
 export class DashboardService {
-  /** Per instance: each household's dashboard as owners and admins see it, and when it was read. */
-  private readonly assembled = new Map<string, { view: DashboardView; readAt: number }>();
-  /** Bumped by every drop: a dashboard read while one happened is not kept. */
-  private generation = 0;
+  /** Per instance: each household's dashboard as owners and admins see it. */
+  private readonly assembled = new FreshCache<DashboardView>(DASHBOARD_FRESH_MS);
 
   constructor(
     private readonly access: AccessService,
@@ -44,20 +42,18 @@ export class DashboardService {
 
   /** A live event of the household was published (heard on every instance): its dashboard changed. */
   eventHeard(householdId: string): void {
-    this.generation++;
-    this.assembled.delete(householdId);
+    this.assembled.drop(householdId);
   }
 
   /** The read cache dropped these tags (`null`: everything), here or on another instance. */
   cacheDropped(tags: readonly string[] | null): void {
-    this.generation++;
     if (tags === null) {
       this.assembled.clear();
       return;
     }
     for (const tag of tags) {
       const prefix = HOUSEHOLD_TAGS.find((p) => tag.startsWith(p));
-      if (prefix) this.assembled.delete(tag.slice(prefix.length));
+      if (prefix) this.assembled.drop(tag.slice(prefix.length));
       else if (ANY_HOUSEHOLD_TAGS.some((p) => tag.startsWith(p))) this.assembled.clear();
     }
   }
@@ -70,19 +66,8 @@ export class DashboardService {
     if ((await this.access.visibleChildIds(actor)) !== null) return this.read(actor);
     const household = { id: actor.householdId, name: actor.householdName };
     const kept = this.assembled.get(actor.householdId);
-    if (kept && Date.now() - kept.readAt < DASHBOARD_FRESH_MS) return { ...kept.view, household };
-    const generation = this.generation;
-    const readAt = Date.now();
-    const view = await this.read(actor);
-    if (generation === this.generation) {
-      this.assembled.delete(actor.householdId);
-      if (this.assembled.size >= HOUSEHOLDS_KEPT) {
-        const oldest = this.assembled.keys().next().value;
-        if (oldest !== undefined) this.assembled.delete(oldest);
-      }
-      this.assembled.set(actor.householdId, { view, readAt });
-    }
-    return view;
+    if (kept) return { ...kept.value, household };
+    return this.assembled.load(actor.householdId, () => this.read(actor));
   }
 
   /**

@@ -27,6 +27,7 @@ import { nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import { invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
+import { FreshCache } from '../../platform/fresh-cache.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
@@ -35,7 +36,6 @@ import type { ChildRow, MappingRow, TimeRepository, TimeSyncStatus } from './rep
 export const TIME_POLICY_COMMAND = 'set_time_policy';
 /** How long a usage snapshot's reads are reused (see TimeService.kept). */
 const USAGE_FRESH_MS = 1000;
-const MAX_KEPT = 10_000;
 
 /**
  * The first agent release that takes `set_time_policy` (the same release that takes sign-up checks,
@@ -148,12 +148,10 @@ export class TimeService {
    * child heard here drops the child's; what changes with neither — a report heard by another
    * instance, a device going on or off line — can show up to that long late.
    */
-  private readonly kept = new Map<string, { today: Today; readAt: number }>();
-  private keptGeneration = 0;
+  private readonly kept = new FreshCache<Today>(USAGE_FRESH_MS);
 
   /** A live event, or the read cache dropped something: the kept usage reads may be stale. */
   forgetKept(): void {
-    this.keptGeneration++;
     this.kept.clear();
   }
 
@@ -317,20 +315,10 @@ export class TimeService {
   async usage(actor: SessionAuth, managedUserId: string): Promise<UsageView> {
     await this.access.requireChild(actor, managedUserId, 'view');
     const now = Date.now();
-    const kept = this.kept.get(managedUserId);
-    if (
-      kept &&
-      now - kept.readAt < USAGE_FRESH_MS &&
-      localDate(now, kept.today.child.timezone) === kept.today.date
-    )
-      return this.usageView(this.reevaluate(kept.today, now));
-    const generation = this.keptGeneration;
-    const today = await this.today(managedUserId, now);
-    if (generation === this.keptGeneration) {
-      if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as string);
-      this.kept.set(managedUserId, { today, readAt: now });
-    }
-    return this.usageView(today);
+    const kept = this.kept.get(managedUserId, now);
+    if (kept && localDate(now, kept.value.child.timezone) === kept.value.date)
+      return this.usageView(this.reevaluate(kept.value, now));
+    return this.usageView(await this.kept.load(managedUserId, () => this.today(managedUserId, now), now));
   }
 
   /** The engine's answer for the same figures at another instant of the same day. */
@@ -646,7 +634,7 @@ export class TimeService {
   async onUsageRecorded(device: AuthenticatedDevice, linuxUsername: string): Promise<void> {
     const mapping = await this.repo.mappingOf(device.systemId, linuxUsername);
     if (!mapping) return;
-    this.kept.delete(mapping.managed_user_id);
+    this.kept.drop(mapping.managed_user_id);
     const t = await this.today(mapping.managed_user_id, Date.now());
     const before = this.remember(t);
     const exhausted = t.result.remaining_seconds === 0;
