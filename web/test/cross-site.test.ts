@@ -4,9 +4,17 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../../server/test/helpers.ts';
-import { assertBuilt, browserSkipReason, createOwner, DESKTOP, type Owner, PASSWORD } from './support.ts';
+import {
+  assertBuilt,
+  browserSkipReason,
+  createOwner,
+  DESKTOP,
+  launchBrowser,
+  type Owner,
+  PASSWORD,
+} from './support.ts';
 
 const skip = browserSkipReason();
 if (skip) console.log(`# skipping the cross-site browser tests: ${skip}`);
@@ -44,18 +52,8 @@ describe('another site against the admin UI', { skip }, () => {
     owner = await createOwner(server, 'maria', 'The Rivera family');
     attacker = await createOwner(server, 'mallory', 'Mallory and co');
     evil = await startEvilSite(server.url, attacker.username);
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        // Every *.test name is this machine: evil.test is a site of its own, served from loopback.
-        '--host-resolver-rules=MAP *.test 127.0.0.1',
-      ],
-    });
+    // Every *.test name is this machine: evil.test is a site of its own, served from loopback.
+    browser = await launchBrowser(['--host-resolver-rules=MAP *.test 127.0.0.1']);
   });
   after(async () => {
     await browser?.close();

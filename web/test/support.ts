@@ -34,7 +34,8 @@ export function assertBuilt(): void {
   }
 }
 
-export function launchBrowser(): Promise<Browser> {
+/** Debian's Chromium, headless, with the flags this machine needs and any `extraArgs`. */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -43,6 +44,7 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }
