@@ -33,7 +33,28 @@ interface DayPlan {
   budget: number;
 }
 
+// A day's plan depends only on the week, the zone, the date and its adjustment. Callers that
+// evaluate the same week again and again (the server's kept snapshot, an agent's enforcement loop)
+// pass the same `days` object, so the plans are kept per object and fall away with it.
+const plans = new WeakMap<object, Map<string, DayPlan>>();
+const MAX_PLANS = 1_000;
+
 function dayPlan(date: string, input: TimeRulesInput): DayPlan {
+  let kept = plans.get(input.days);
+  if (!kept) {
+    kept = new Map();
+    plans.set(input.days, kept);
+  }
+  const key = `${input.timezone} ${date} ${input.adjustments[date] ?? 0}`;
+  const known = kept.get(key);
+  if (known) return known;
+  if (kept.size >= MAX_PLANS) kept.clear();
+  const plan = makePlan(date, input);
+  kept.set(key, plan);
+  return plan;
+}
+
+function makePlan(date: string, input: TimeRulesInput): DayPlan {
   const tz = input.timezone;
   const schedule: DaySchedule = input.days[weekdayOf(date)] ?? openDay();
   const start = zonedInstant(date, '00:00', tz);

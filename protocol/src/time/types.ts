@@ -33,7 +33,8 @@ export type TimeState = 'ok' | 'sleep' | 'locked' | 'paused';
 export interface TimeRulesInput {
   /** IANA time zone of the household ("Europe/Berlin", "Asia/Kathmandu"). */
   timezone: string;
-  days: WeeklyDays;
+  /** The week; read-only once evaluated (the engine keeps each day's plan per `days` object). */
+  readonly days: WeeklyDays;
   /** Minutes added (or taken, negative) per local date "YYYY-MM-DD". */
   adjustments: Record<string, number>;
   /** Seconds used so far on the local date of `now` (all devices together). */

@@ -14,6 +14,17 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 // a few map look-ups instead of dozens of Intl calls.
 const MAX_CACHED = 50_000;
 const instants = new Map<string, number>();
+// Calendar arithmetic on "YYYY-MM-DD" strings is pure too, and the same few dates come back on
+// every evaluation (today and the week after it), so their answers are kept as well.
+const dayNumbers = new Map<string, number>();
+const shifted = new Map<string, string>();
+const weekdays = new Map<string, Weekday>();
+
+function remember<K, V>(map: Map<K, V>, key: K, value: V): V {
+  if (map.size >= MAX_CACHED) map.clear();
+  map.set(key, value);
+  return value;
+}
 const lastDay = new Map<string, { date: string; start: number; end: number }>();
 
 function formatter(timezone: string): Intl.DateTimeFormat {
@@ -78,6 +89,11 @@ function formatDate(utc: number): string {
 }
 
 function parseDate(date: string): number {
+  const known = dayNumbers.get(date);
+  return known ?? remember(dayNumbers, date, readDate(date));
+}
+
+function readDate(date: string): number {
   const m = DATE_RE.exec(date);
   if (!m) throw new RangeError(`"${date}" is not a date written YYYY-MM-DD`);
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -110,13 +126,17 @@ export function localDate(now: number, timezone: string): string {
 
 /** The date `days` days after (or before, negative) `date`. */
 export function addDays(date: string, days: number): string {
-  return formatDate(parseDate(date) + days * DAY_MS);
+  const key = `${date} ${days}`;
+  const known = shifted.get(key);
+  return known ?? remember(shifted, key, formatDate(parseDate(date) + days * DAY_MS));
 }
 
 /** The day of the week of a calendar date. */
 export function weekdayOf(date: string): Weekday {
+  const known = weekdays.get(date);
+  if (known) return known;
   const sundayFirst = new Date(parseDate(date)).getUTCDay();
-  return WEEKDAYS[(sundayFirst + 6) % 7] as Weekday;
+  return remember(weekdays, date, WEEKDAYS[(sundayFirst + 6) % 7] as Weekday);
 }
 
 /**
@@ -128,10 +148,7 @@ export function zonedInstant(date: string, time: string, timezone: string): numb
   const key = `${timezone} ${date} ${time}`;
   const known = instants.get(key);
   if (known !== undefined) return known;
-  const t = findInstant(date, time, timezone);
-  if (instants.size >= MAX_CACHED) instants.clear();
-  instants.set(key, t);
-  return t;
+  return remember(instants, key, findInstant(date, time, timezone));
 }
 
 function findInstant(date: string, time: string, timezone: string): number {
