@@ -134,7 +134,7 @@ describe('dashboard and access requests', { skip }, () => {
     await closePage(handle);
   });
 
-  test('an access request pops up within a second; Pause device reaches the agent; Mark as read clears it', async () => {
+  test('an access request pops up within a second; Pause Ann reaches her devices; Mark as read clears it', async () => {
     const handle = await openPage(browser, server, { as: owner.client });
     const { page } = handle;
     await gotoLive(page, `${server.url}/`);
@@ -161,24 +161,28 @@ describe('dashboard and access requests', { skip }, () => {
     const recent = page.getByRole('region', { name: 'Recent alerts' }).getByTestId('alert-item');
     await recent.first().getByText('“Can I finish my game?”').waitFor();
 
-    const show = laptop.waitFor(isCommand('show_overlay'));
-    await notification.getByRole('button', { name: 'Pause device' }).click();
-    const shown = await show;
-    assert.deepEqual(shown.args, {
-      reason: 'locked',
-      linux_username: 'ann',
-      age_tier: 'eight12',
-      parent_note: null,
-      device_name: 'Living room laptop',
-      context: 'paused',
-    });
-    await notification.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+    // Pausing from the notification pauses Ann on all her devices: the laptop hears her new rules.
+    const paused = laptop.waitFor(
+      (f) =>
+        isCommand('set_time_policy')(f) &&
+        (f.args as { paused_until?: unknown }).paused_until === 'indefinite',
+    );
+    await notification.getByRole('button', { name: 'Pause Ann' }).click();
+    assert.equal(((await paused).args as { linux_username?: string }).linux_username, 'ann');
+    await notification
+      .getByTestId('pause-result')
+      .getByText('Ann is paused on all devices until you resume.')
+      .waitFor();
+    assert.equal((await owner.client.get(`/api/user/${ann.id}/usage`)).body.state, 'paused');
     await screenshot(page, 'dashboard.png', { notifications: true });
 
-    const dismiss = laptop.waitFor(isCommand('dismiss_overlay'));
+    const resumed = laptop.waitFor(
+      (f) => isCommand('set_time_policy')(f) && (f.args as { paused_until?: unknown }).paused_until === null,
+    );
     await notification.getByRole('button', { name: 'Resume' }).click();
-    assert.deepEqual((await dismiss).args, { linux_username: 'ann' });
-    await notification.getByTestId('pause-result').getByText('Sent to the device.').waitFor();
+    assert.equal(((await resumed).args as { linux_username?: string }).linux_username, 'ann');
+    await notification.getByTestId('pause-result').getByText('Ann can use their devices again.').waitFor();
+    assert.equal((await owner.client.get(`/api/user/${ann.id}/usage`)).body.state, 'ok');
 
     await notification.getByRole('button', { name: 'Mark as read' }).click();
     await notification.waitFor({ state: 'detached' });
@@ -281,8 +285,8 @@ describe('dashboard and access requests', { skip }, () => {
     assert.equal(await recent.filter({ hasText: 'Ben' }).count(), 0);
 
     // Pausing needs permission to manage Ann: the server's answer shows in plain words.
-    await notification.getByRole('button', { name: 'Pause device' }).click();
-    const refusal = notification.getByRole('alert').filter({ hasText: 'Not sent' });
+    await notification.getByRole('button', { name: 'Pause Ann' }).click();
+    const refusal = notification.getByRole('alert').filter({ hasText: 'Not done' });
     await refusal.waitFor();
     assert.doesNotMatch((await refusal.textContent()) ?? '', /\{|forbidden|403/);
     await notification.getByRole('button', { name: 'Dismiss' }).click();
@@ -323,7 +327,7 @@ describe('dashboard and access requests', { skip }, () => {
         .trim();
     await requestAccess(laptop, 'ann', 'locked', long);
     const notification = notificationOf(page, 'Ann');
-    await notification.getByRole('button', { name: 'Pause device' }).waitFor();
+    await notification.getByRole('button', { name: 'Pause Ann' }).waitFor();
     await notification.getByText(`“${long}”`).waitFor();
     // Once it has slid in, the notification sits within the screen, nothing cut off.
     await page.waitForFunction(() => {

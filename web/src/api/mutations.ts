@@ -24,10 +24,6 @@ export interface AddParentBody {
 
 export type UpdateParentBody = Partial<Pick<AddParentBody, 'username' | 'role' | 'children' | 'password'>>;
 
-export type OverlayCommand =
-  | { action: 'show'; reason: 'locked'; context: 'paused'; linux_username: string }
-  | { action: 'dismiss'; linux_username: string };
-
 /** A mutation that marks `invalidates(variables)` stale once the server has said yes. */
 function useChange<T, V>(
   mutationFn: (variables: V) => Promise<T>,
@@ -67,14 +63,6 @@ export const useUnenrollDevice = () =>
   useChange(
     (systemId: string) => api.post<unknown>(`/api/device/${enc(systemId)}/unenroll`),
     (systemId) => [...deviceKeys(systemId), keys.users()],
-  );
-
-/** Pause or resume one account: a command to the device, nothing the cache holds changes. */
-export const useOverlayCommand = (systemId: string, client?: QueryClient) =>
-  useChange(
-    (body: OverlayCommand) => api.post<CommandOutcome>(`/api/devices/${enc(systemId)}/overlay`, body),
-    () => [],
-    client,
   );
 
 /** Lifts a clock-tamper lockdown on a device; its clock alerts are then dealt with, so they are marked read. */
@@ -216,20 +204,26 @@ export function useModifyTime(childId: string) {
 
 export type PauseRequest = { action: 'pause'; minutes?: number } | { action: 'resume' };
 
-/** Pauses the child on every device (for some minutes, or until resumed) or resumes them. */
-export function usePauseChild(childId: string) {
-  const cache = useQueryClient();
-  return useMutation<TimeUsageView, ApiError, PauseRequest>({
-    mutationFn: (request) =>
-      request.action === 'pause'
-        ? api.post<TimeUsageView>(
-            `/api/managed-users/${enc(childId)}/pause`,
-            request.minutes === undefined ? {} : { minutes: request.minutes },
-          )
-        : api.post<TimeUsageView>(`/api/managed-users/${enc(childId)}/resume`),
-    onSuccess: (answer) => {
-      cache.setQueryData(keys.usage(childId), answer);
-      for (const queryKey of timeKeys(childId)) void cache.invalidateQueries({ queryKey });
+/**
+ * Pauses the child on every device (for some minutes, or until resumed) or resumes them. `client` is
+ * for a caller outside the data provider (a notification).
+ */
+export function usePauseChild(childId: string, client?: QueryClient) {
+  const cache = useQueryClient(client);
+  return useMutation<TimeUsageView, ApiError, PauseRequest>(
+    {
+      mutationFn: (request) =>
+        request.action === 'pause'
+          ? api.post<TimeUsageView>(
+              `/api/managed-users/${enc(childId)}/pause`,
+              request.minutes === undefined ? {} : { minutes: request.minutes },
+            )
+          : api.post<TimeUsageView>(`/api/managed-users/${enc(childId)}/resume`),
+      onSuccess: (answer) => {
+        cache.setQueryData(keys.usage(childId), answer);
+        for (const queryKey of timeKeys(childId)) void cache.invalidateQueries({ queryKey });
+      },
     },
-  });
+    cache,
+  );
 }

@@ -1,16 +1,17 @@
-import { Button, Group, Stack, Text } from '@mantine/core';
+import { Box, Button, Group, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { useAcknowledge, visibleTo } from '../api/alerts';
 import { messageOf } from '../api/client';
 import { useLiveEvent } from '../api/live';
+import { type PauseRequest, usePauseChild } from '../api/mutations';
 import type { AlertView } from '../api/types';
 import { accessReasonLabel } from '../labels';
 import { useSession } from '../session';
 import { alertSubject, requestMessage } from './alert-item';
 import { IconCheck, IconInbox, IconPause, IconPlay } from './icons';
-import { OverlayOutcome, useOverlayControl } from './overlay-control';
+import { ErrorAlert } from './page';
 
 const notificationId = (alertId: string) => `access-request-${alertId}`;
 
@@ -25,12 +26,25 @@ function AccessRequestNotice({
   acknowledge: (alert: AlertView) => Promise<AlertView>;
   cache: QueryClient;
 }) {
-  const control = useOverlayControl(alert.system_id ?? '', alert.linux_username ?? '', cache);
+  // Pausing here is the child's pause on all their devices (DESIGN §10), as on their page.
+  const pause = usePauseChild(alert.managed_user_id ?? '', cache);
+  const [said, setSaid] = useState<string | null>(null);
   const [marking, setMarking] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
-  const canPause = !!alert.system_id && !!alert.linux_username;
+  const canPause = !!alert.managed_user_id;
   const message = requestMessage(alert);
   const who = alertSubject(alert);
+  const busy = pause.isPending ? pause.variables?.action : undefined;
+
+  async function run(request: PauseRequest, done: string) {
+    setSaid(null);
+    try {
+      await pause.mutateAsync(request);
+      setSaid(done);
+    } catch {
+      // Shown below from the mutation's error.
+    }
+  }
 
   async function markRead() {
     setMarking(true);
@@ -66,21 +80,21 @@ function AccessRequestNotice({
             <Button
               size="xs"
               leftSection={<IconPause size={14} />}
-              onClick={() => control.send('show')}
-              loading={control.busy === 'show'}
-              disabled={control.busy === 'dismiss'}
-              title={`Pause ${alert.display_name ?? 'the device'} for ${who}`}
+              onClick={() => run({ action: 'pause' }, `${who} is paused on all devices until you resume.`)}
+              loading={busy === 'pause'}
+              disabled={busy === 'resume'}
+              title={`Pause ${who} on all their devices until you resume`}
             >
-              Pause device
+              Pause {who}
             </Button>
             <Button
               size="xs"
               variant="default"
               leftSection={<IconPlay size={14} />}
-              onClick={() => control.send('dismiss')}
-              loading={control.busy === 'dismiss'}
-              disabled={control.busy === 'show'}
-              title={`Resume ${alert.display_name ?? 'the device'} for ${who}`}
+              onClick={() => run({ action: 'resume' }, `${who} can use their devices again.`)}
+              loading={busy === 'resume'}
+              disabled={busy === 'pause'}
+              title={`Resume ${who} on all their devices`}
             >
               Resume
             </Button>
@@ -96,7 +110,21 @@ function AccessRequestNotice({
           Mark as read
         </Button>
       </Group>
-      <OverlayOutcome control={control} />
+      <div aria-live="polite">
+        {said && !pause.error ? (
+          <Group gap={6} wrap="nowrap" mt="xs" c="teal" data-testid="pause-result">
+            <IconCheck size={16} />
+            <Text size="sm" fw={500}>
+              {said}
+            </Text>
+          </Group>
+        ) : null}
+      </div>
+      {pause.error ? (
+        <Box mt="xs">
+          <ErrorAlert error={messageOf(pause.error)} title="Not done" />
+        </Box>
+      ) : null}
       {failure ? (
         <Text size="sm" c="red" role="alert">
           Not marked as read: {failure}
@@ -107,7 +135,7 @@ function AccessRequestNotice({
 }
 
 /**
- * Pops up a notification on any page as soon as a child sends an access request, with Pause device,
+ * Pops up a notification on any page as soon as a child sends an access request, with Pause <child>,
  * Resume and Mark as read; it stays until the parent acts on it or dismisses it.
  */
 export function AccessRequestNotifier() {
