@@ -104,13 +104,15 @@ export function buildServices(
   const deviceRepo = new DeviceRepository(db.kysely);
   const householdRepo = new HouseholdRepository(db.kysely);
   const approvalRepo = new ApprovalRepository(db);
-  // Unlinking an account (or removing its child) lifts a pause on screen and the child's app rules
-  // on its device, now or when it next connects.
+  // Unlinking an account (or removing its child) lifts a pause on screen and the child's app and
+  // time rules on its device, now or when it next connects.
   const releaseAccounts = async (accounts: ReleasedAccount[]): Promise<void> => {
     for (const account of accounts) {
-      if ((await deviceRepo.bySystemId(account.system_id))?.status !== 'approved') continue;
+      const device = await deviceRepo.bySystemId(account.system_id);
+      if (device?.status !== 'approved') continue;
       await devices.command(account.system_id, 'dismiss_overlay', { linux_username: account.linux_username });
       await appPolicy.release(account.system_id, account.linux_username);
+      await time.release(device, account.linux_username);
     }
   };
   const users = new UserService(userRepo, deviceRepo, access, cache, releaseAccounts, (childId) =>

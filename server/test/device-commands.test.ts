@@ -223,7 +223,7 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
     assert.equal(await ctx.server.services.queue.prune(), 1, 'the stale overlay command is pruned');
   });
 
-  test('unlinking an account or removing its child lifts its pause and app rules on the device, online or queued', async () => {
+  test('unlinking an account or removing its child lifts its pause, app rules and time rules on the device, online or queued', async () => {
     const a = await pairedAgent();
     const received: { command: string; args: unknown }[] = [];
     const listen = (agent: SimAgent) =>
@@ -232,11 +232,29 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
       });
     listen(a);
     const released = { managed_user_id: null, linux_username: 'ann', version: 0, rules: [] };
+    const openWeek = Object.fromEntries(
+      ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [
+        d,
+        { limit_minutes: null, windows: [] },
+      ]),
+    );
+    const openTime = {
+      linux_username: 'ann',
+      version: 0,
+      timezone: (await ctx.home.client.get('/api/session')).body.household.timezone,
+      days: openWeek,
+      adjustments: {},
+      paused_until: null,
+    };
+    const waitFor = async (count: number) => {
+      for (let i = 0; i < 250 && received.length < count; i++) await new Promise((r) => setTimeout(r, 20));
+    };
     const waitForRelease = async () => {
-      for (let i = 0; i < 250 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      await waitFor(3);
       assert.deepEqual(received, [
         { command: 'dismiss_overlay', args: { linux_username: 'ann' } },
         { command: 'sync_app_policy', args: released },
+        { command: 'set_time_policy', args: openTime },
       ]);
       received.length = 0;
     };
@@ -247,6 +265,10 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
         linux_username: 'ann',
       });
       assert.equal(mapping.status, 201);
+      // A newly linked account hears its child's time rules (here the open week of a child never edited).
+      await waitFor(1);
+      assert.deepEqual(received, [{ command: 'set_time_policy', args: openTime }]);
+      received.length = 0;
       return { childId: child.id as string, mappingId: mapping.body.id as string };
     };
 

@@ -280,6 +280,62 @@ describeWithServer(
       );
     });
 
+    test('an account moved from a child with rules to one never edited hears the open week', async () => {
+      const strict = (await ctx.home.client.post('/api/user/create', { name: 'Strict' })).body.id;
+      const fresh = (await ctx.home.client.post('/api/user/create', { name: 'Fresh' })).body.id;
+      await ctx.home.client.post('/weekly-schedule/update', {
+        managed_user_id: strict,
+        days: week({ limit_minutes: 10, windows: [] }),
+      });
+      const agent = new SimAgent({
+        url: ctx.server.wsUrl,
+        enrollmentToken: await enrollmentToken(ctx.home),
+        linuxUsers: [{ username: 'kid' }],
+        record: true,
+      });
+      ctx.agents.push(agent);
+      await agent.connect();
+      const approved = agent.waitFor('pairing_approved');
+      await ctx.home.client.post(`/api/device/approve/${agent.systemId}`);
+      await approved;
+      const strictPush = agent.waitFor(isPush);
+      const first = (
+        await ctx.home.client.post(`/managed-users/${strict}/mappings/add`, {
+          system_id: agent.systemId,
+          linux_username: 'kid',
+        })
+      ).body;
+      assert.equal(
+        ((await strictPush).args as { days: { monday: { limit_minutes: number } } }).days.monday
+          .limit_minutes,
+        10,
+      );
+      assert.equal((await ctx.home.client.delete(`/api/mappings/${first.id}`)).status, 200);
+
+      const freshPush = agent.waitFor((f) => isPush(f) && (f.args as { version: number }).version === 0);
+      const second = (
+        await ctx.home.client.post(`/managed-users/${fresh}/mappings/add`, {
+          system_id: agent.systemId,
+          linux_username: 'kid',
+        })
+      ).body;
+      const args = (await freshPush).args as { days: Record<string, unknown>; paused_until: unknown };
+      assert.deepEqual(args.days, week({ limit_minutes: null, windows: [] }));
+      assert.equal(args.paused_until, null);
+      const status = await until(
+        () => ctx.home.client.get(`/api/schedule-sync-status/${fresh}`),
+        (r) => r.body.items[0]?.status === 'synced',
+      );
+      assert.deepEqual(
+        status.body.items.map((i: { mapping_id: string; status: string; applied_version: number }) => [
+          i.mapping_id,
+          i.status,
+          i.applied_version,
+        ]),
+        [[second.id, 'synced', 0]],
+      );
+    });
+
     test('modify-time: adjustments add up per day, bad minutes and past dates refused, approvals add time for today in the household zone', async () => {
       const child = (await ctx.home.client.post('/api/user/create', { name: 'Extend' })).body.id;
       const { agent } = await ctx.pairedAgent({ record: true }, child);

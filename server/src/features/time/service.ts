@@ -503,18 +503,51 @@ export class TimeService {
 
   /**
    * An account was mapped to the child: its device gets the child's current policy (queued while it
-   * is offline or still waits for a parent's approval, then sent once it is approved and connects).
+   * is offline or still waits for a parent's approval, then sent once it is approved and connects) —
+   * a child never edited too (version 0, the open week), since the account may still hold the rules
+   * of a child it was mapped to before.
    */
   async mappingAdded(managedUserId: string): Promise<void> {
     const child = await this.repo.child(managedUserId);
-    const version = Number(child?.version ?? 0);
-    if (!child || version === 0) return;
+    if (!child) return;
+    const version = Number(child.version ?? 0);
     const synced = new Set(
       (await this.repo.syncOf(managedUserId))
         .filter((r) => Number(r.version) >= version)
         .map((r) => r.mapping_id),
     );
     await this.push(managedUserId, version, (m) => !synced.has(m.id));
+  }
+
+  /**
+   * An account no longer belongs to any child (unlinked, or its child removed): its device drops the
+   * time rules it held — the open week at version 0 without a pause, what a child never edited has.
+   */
+  async release(
+    device: {
+      system_id: string;
+      household_id: string;
+      platform: string | null;
+      agent_version: string | null;
+    },
+    linuxUsername: string,
+  ): Promise<void> {
+    if (!timePolicySupported(device)) return;
+    const household = await this.repo.household(device.household_id);
+    const args: SetTimePolicyArgs = {
+      linux_username: linuxUsername,
+      version: 0,
+      timezone: household?.timezone ?? 'UTC',
+      days: openWeek(),
+      adjustments: {},
+      paused_until: null,
+    };
+    await this.devices.command(
+      device.system_id,
+      TIME_POLICY_COMMAND,
+      { ...args },
+      { coalesceKey: `${TIME_POLICY_COMMAND}:${linuxUsername}` },
+    );
   }
 
   /**
