@@ -186,6 +186,12 @@ export type AppIconReportMessage = Static<typeof AppIconReportMessage>;
  * `command_response` with data `{applied_version}`.
  */
 export interface SetTimePolicyArgs {
+  /**
+   * The child the account belongs to; null when it no longer belongs to one (its link or child was
+   * removed), which comes with the open week at version 0. Versions count per child, so an agent
+   * compares a push's `version` only with what it applied for the same child.
+   */
+  managed_user_id: string | null;
   linux_username: string;
   version: number;
   /** IANA zone the days, limits and windows are read in. */

@@ -238,14 +238,16 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
         { limit_minutes: null, windows: [] },
       ]),
     );
-    const openTime = {
+    const timezone = (await ctx.home.client.get('/api/session')).body.household.timezone;
+    const openTime = (managedUserId: string | null) => ({
+      managed_user_id: managedUserId,
       linux_username: 'ann',
       version: 0,
-      timezone: (await ctx.home.client.get('/api/session')).body.household.timezone,
+      timezone,
       days: openWeek,
       adjustments: {},
       paused_until: null,
-    };
+    });
     const waitFor = async (count: number) => {
       for (let i = 0; i < 250 && received.length < count; i++) await new Promise((r) => setTimeout(r, 20));
     };
@@ -254,7 +256,7 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
       assert.deepEqual(received, [
         { command: 'dismiss_overlay', args: { linux_username: 'ann' } },
         { command: 'sync_app_policy', args: released },
-        { command: 'set_time_policy', args: openTime },
+        { command: 'set_time_policy', args: openTime(null) },
       ]);
       received.length = 0;
     };
@@ -267,7 +269,7 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
       assert.equal(mapping.status, 201);
       // A newly linked account hears its child's time rules (here the open week of a child never edited).
       await waitFor(1);
-      assert.deepEqual(received, [{ command: 'set_time_policy', args: openTime }]);
+      assert.deepEqual(received, [{ command: 'set_time_policy', args: openTime(child.id) }]);
       received.length = 0;
       return { childId: child.id as string, mappingId: mapping.body.id as string };
     };

@@ -535,6 +535,7 @@ export class TimeService {
     if (!timePolicySupported(device)) return;
     const household = await this.repo.household(device.household_id);
     const args: SetTimePolicyArgs = {
+      managed_user_id: null,
       linux_username: linuxUsername,
       version: 0,
       timezone: household?.timezone ?? 'UTC',
@@ -581,6 +582,7 @@ export class TimeService {
           }
           await this.repo.recordPush({ ...row, status: 'pending' });
           const args: SetTimePolicyArgs = {
+            managed_user_id: managedUserId,
             linux_username: m.linux_username,
             version,
             timezone: t.child.timezone,
