@@ -105,6 +105,25 @@ describe('configuration', () => {
     }
   });
 
+  test('HEARTH_FETCH_DNS_SERVERS takes addresses with optional ports, empty by default', () => {
+    assert.deepEqual(loadConfig({}).fetchDnsServers, []);
+    assert.deepEqual(
+      loadConfig({ HEARTH_FETCH_DNS_SERVERS: '127.0.0.1:5353, 1.1.1.1,[::1]:53,2606:4700::1111' })
+        .fetchDnsServers,
+      ['127.0.0.1:5353', '1.1.1.1', '[::1]:53', '2606:4700::1111'],
+    );
+    try {
+      loadConfig({ HEARTH_FETCH_DNS_SERVERS: 'dns.example:53,127.0.0.1:0,127.0.0.1:99999' });
+      assert.fail('expected a ConfigError');
+    } catch (err) {
+      assert.ok(err instanceof ConfigError);
+      assert.equal(
+        err.problems.filter((p) => /HEARTH_FETCH_DNS_SERVERS .*invalid DNS server/.test(p)).length,
+        3,
+      );
+    }
+  });
+
   test('a port out of range is refused', () => {
     assert.throws(() => loadConfig({ HEARTH_PORT: '70000' }), /HEARTH_PORT/);
   });

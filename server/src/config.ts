@@ -20,6 +20,8 @@ export interface Config {
   publicUrl: string | null;
   secretKey: string | null;
   fetchAllowCidrs: string[];
+  /** DNS servers (`ip` or `ip:port`) the safe fetch asks instead of the system resolver; empty = system. */
+  fetchDnsServers: string[];
   xboxAuthBase: string;
   xboxApiBase: string;
   nintendoAuthBase: string;
@@ -50,6 +52,13 @@ function validCidr(text: string): boolean {
   return family !== 0 && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
+/** A DNS server as Node's resolver takes it: `1.2.3.4`, `1.2.3.4:53`, `::1` or `[::1]:53`. */
+function validDnsServer(text: string): boolean {
+  const match = /^\[([^\]]+)\]:(\d+)$/.exec(text) ?? /^([^:]+):(\d+)$/.exec(text);
+  const [address, port] = match ? [match[1] ?? '', match[2]] : [text, undefined];
+  return isIP(address) !== 0 && (port === undefined || (Number(port) > 0 && Number(port) <= 65535));
+}
+
 function httpUrl(text: string): boolean {
   try {
     const u = new URL(text);
@@ -64,6 +73,7 @@ FormatRegistry.Set('hearth-port', (v) => /^\d+$/.test(v) && Number(v) <= 65535);
 FormatRegistry.Set('hearth-boolean', (v) => TRUE.has(v.toLowerCase()) || FALSE.has(v.toLowerCase()));
 FormatRegistry.Set('hearth-http-url', httpUrl);
 FormatRegistry.Set('hearth-cidr', validCidr);
+FormatRegistry.Set('hearth-dns-server', validDnsServer);
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 /** One entry of HEARTH_TRUST_PROXY's list: an address, a CIDR or one of proxy-addr's names. */
 const proxyEntry = (v: string) => PROXY_NAMES.has(v) || isIP(v) !== 0 || validCidr(v);
@@ -189,6 +199,15 @@ const Environment = Type.Object({
     }),
     { default: [] },
   ),
+  HEARTH_FETCH_DNS_SERVERS: Type.Array(
+    Type.String({
+      format: 'hearth-dns-server',
+      ...problem(
+        (v) => `has an invalid DNS server "${v}" (an IP address with an optional port, e.g. 127.0.0.1:5353)`,
+      ),
+    }),
+    { default: [] },
+  ),
   HEARTH_ALERT_RETENTION_DAYS: Type.Transform(
     Type.String({
       pattern: '^0*[1-9]\\d*$',
@@ -264,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: v.HEARTH_PUBLIC_URL ?? null,
     secretKey: v.HEARTH_SECRET_KEY ?? null,
     fetchAllowCidrs: v.HEARTH_FETCH_ALLOW_CIDRS,
+    fetchDnsServers: v.HEARTH_FETCH_DNS_SERVERS,
     xboxAuthBase: v.HEARTH_XBOX_AUTH_BASE,
     xboxApiBase: v.HEARTH_XBOX_API_BASE,
     nintendoAuthBase: v.HEARTH_NINTENDO_AUTH_BASE,

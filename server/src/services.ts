@@ -43,6 +43,7 @@ import type { Db } from './platform/db/database.js';
 import { EventPublisher } from './platform/events.js';
 import { type CounterStore, MemoryCounterStore, RedisCounterStore } from './platform/rate-limit.js';
 import { ReadCache } from './platform/read-cache.js';
+import { SafeFetcher } from './platform/safe-fetch.js';
 import { WorkerRepository } from './worker/repository.js';
 import { WorkerState } from './worker/state.js';
 
@@ -77,6 +78,8 @@ export interface Services {
   /** Weekly schedules, adjustments, the pause, today's usage and set_time_policy delivery. */
   time: TimeService;
   usage: UsageService;
+  /** Fetches URLs parents type (blocklist sources) without reaching the server's own network. */
+  safeFetcher: SafeFetcher;
   worker: WorkerState;
   /** Bearer requests per device per minute (600; over it, 429 with Retry-After). */
   limitDevice(systemId: string): Promise<number | null>;
@@ -222,6 +225,7 @@ export function buildServices(
     dashboard,
     time,
     usage: new UsageService(usageRepo, access),
+    safeFetcher: new SafeFetcher({ allowCidrs: config.fetchAllowCidrs, dnsServers: config.fetchDnsServers }),
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),
     async limitIp(key, max, windowMs) {
