@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DomainList } from '../src/features/blocklists/domain-list.js';
+import { DomainCollector, DomainList } from '../src/features/blocklists/domain-list.js';
+import { EffectiveList } from '../src/features/blocklists/effective-list.js';
 import { detectFormat, firstLines, parseList, sortedDistinct } from '../src/features/blocklists/formats.js';
 
 // Snippets written in the styles of the lists parents subscribe to (hosts files with their machine
@@ -63,7 +64,7 @@ describe('blocklist formats', () => {
   test('hosts: sink addresses, several names a line, the machine header passed over, invalid lines counted', () => {
     const list = parseList(HOSTS, 'hosts');
     assert.equal(list.format, 'hosts');
-    assert.deepEqual(list.block, [
+    assert.deepEqual(list.block.toArray(), [
       'ads.example.com',
       'beacon.example.org',
       'good.example.com',
@@ -73,7 +74,7 @@ describe('blocklist formats', () => {
       'v6-sink.example.com',
       'xn--bcher-ads-q9a.example',
     ]);
-    assert.deepEqual(list.allow, []);
+    assert.deepEqual(list.allow.toArray(), []);
     // "192.168.1.1 router.lan" (not a sink), "bad_name…" (an invalid name beside a good one), "0.0.0.0" alone.
     assert.equal(list.skipped_lines, 3);
   });
@@ -81,15 +82,19 @@ describe('blocklist formats', () => {
   test('adblock: only ||d^ blocks and @@||d^ allows; every other rule is skipped and counted', () => {
     const list = parseList(ADBLOCK, 'adblock');
     assert.equal(list.format, 'adblock');
-    assert.deepEqual(list.block, ['ads.example.com', 'tracker.example.net', 'xn--bcher-kva.example']);
-    assert.deepEqual(list.allow, ['cdn.ads.example.com']);
+    assert.deepEqual(list.block.toArray(), [
+      'ads.example.com',
+      'tracker.example.net',
+      'xn--bcher-kva.example',
+    ]);
+    assert.deepEqual(list.allow.toArray(), ['cdn.ads.example.com']);
     // $third-party, example.com##, ##, #@#, /banner/, a path rule, a URL rule.
     assert.equal(list.skipped_lines, 7);
   });
 
   test('domains: one a line, normalised, repeats once, comments and IPs not domains', () => {
     const list = parseList(DOMAINS, 'domains');
-    assert.deepEqual(list.block, ['games.example.com', 'social.example.net', 'video.example.org']);
+    assert.deepEqual(list.block.toArray(), ['games.example.com', 'social.example.net', 'video.example.org']);
     assert.equal(list.skipped_lines, 2);
   });
 
@@ -100,9 +105,14 @@ describe('blocklist formats', () => {
     assert.equal(detectFormat(DOMAINS), 'domains');
     assert.equal(detectFormat(''), 'domains');
     assert.equal(parseList(HOSTS).format, 'hosts');
-    assert.deepEqual(parseList(ADBLOCK).block, parseList(ADBLOCK, 'adblock').block);
+    assert.deepEqual(parseList(ADBLOCK).block.toArray(), parseList(ADBLOCK, 'adblock').block.toArray());
     // Windows line ends change nothing.
-    assert.deepEqual(parseList(HOSTS.replaceAll('\n', '\r\n')), parseList(HOSTS));
+    const crlf = parseList(HOSTS.replaceAll('\n', '\r\n'));
+    assert.deepEqual(crlf.block.toArray(), parseList(HOSTS).block.toArray());
+    assert.equal(crlf.skipped_lines, parseList(HOSTS).skipped_lines);
+    // Bytes or text, with or without a byte-order mark: the same list.
+    const bom = parseList(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(DOMAINS)]));
+    assert.deepEqual(bom.block.toArray(), parseList(DOMAINS).block.toArray());
   });
 
   test('the preview shows the first non-empty lines as fetched', () => {
@@ -112,12 +122,14 @@ describe('blocklist formats', () => {
     assert.ok(!lines.includes(''));
   });
 
-  test('sorting matches the code-unit order, repeats dropped, over the radix buckets', () => {
+  test('the byte radix sort gives the code-unit order without repeats, over nested buckets', () => {
     const words: string[] = [];
     for (let i = 0; i < 5000; i++)
-      words.push(`${(i * 7919).toString(36)}${i % 3 ? '.example' : ''}`, `a${i % 50}`);
-    const expected = [...new Set(words)].sort();
-    assert.deepEqual(sortedDistinct(words), expected);
+      words.push(`${(i * 7919).toString(36)}${i % 3 ? '.example' : ''}`, `a${i % 50}`, 'a');
+    const collector = new DomainCollector();
+    for (const w of words) collector.add(w);
+    assert.deepEqual(collector.finish().toArray(), [...new Set(words)].sort());
+    assert.deepEqual(sortedDistinct(['b', 'a', 'b']), ['a', 'b']);
   });
 });
 
@@ -133,7 +145,7 @@ describe('domain lists in memory', () => {
     assert.deepEqual(DomainList.EMPTY.covering('example.com'), []);
   });
 
-  test('text round trip, union without repeats, entries covered by an allow removed', () => {
+  test('text round trip and a union without repeats', () => {
     const again = DomainList.fromText(Buffer.from(list.text));
     assert.deepEqual(again.toArray(), list.toArray());
     const other = DomainList.fromSorted(['a.example', 'example.net', 'zz.example']);
@@ -144,16 +156,55 @@ describe('domain lists in memory', () => {
       'tracker.example.org',
       'zz.example',
     ]);
+    assert.equal(list.jsonArray().toString(), JSON.stringify(list.toArray()));
+    assert.equal(DomainList.EMPTY.jsonArray().toString(), '[]');
+  });
+
+  test('the effective list merges without repeats, leaves out what an allow covers, and hashes and serves what it holds', () => {
+    const other = DomainList.fromSorted(['a.example', 'example.net', 'zz.example']);
+    const own = DomainList.fromSorted(['b.example', 'example.net']);
+    const effective = (allow: DomainList) => new EffectiveList([list, other, own, DomainList.EMPTY], allow);
+    const all = effective(DomainList.EMPTY);
+    const expected = [
+      'a.example',
+      'ads.example.com',
+      'b.example',
+      'example.net',
+      'tracker.example.org',
+      'zz.example',
+    ];
+    assert.deepEqual(all.toArray(), expected);
+    assert.equal(all.count, 6);
+    assert.equal(all.jsonArray().toString(), JSON.stringify(expected));
+    // The hash is the one of the same entries held as one list.
+    const same = new EffectiveList([DomainList.fromSorted(expected)], DomainList.EMPTY);
+    assert.equal(all.hash(DomainList.EMPTY), same.hash(DomainList.EMPTY));
+
     const allow = DomainList.fromSorted(['example.org', 'zz.example']);
-    const union = DomainList.union([list, other]);
-    assert.deepEqual(union.without(allow).toArray(), ['a.example', 'ads.example.com', 'example.net']);
+    const lifted = effective(allow);
+    assert.deepEqual(lifted.toArray(), ['a.example', 'ads.example.com', 'b.example', 'example.net']);
+    assert.notEqual(lifted.hash(allow), all.hash(DomainList.EMPTY));
     // Many allow entries take the other path to the same answer.
     const many = DomainList.fromSorted(
       sortedDistinct([...allow.toArray(), ...Array.from({ length: 40 }, (_, i) => `x${i}.example`)]),
     );
-    assert.deepEqual(union.without(many).toArray(), ['a.example', 'ads.example.com', 'example.net']);
-    assert.equal(union.without(DomainList.fromSorted(union.toArray())).count, 0);
-    assert.equal(list.jsonArray(), JSON.stringify(list.toArray()));
-    assert.equal(DomainList.EMPTY.jsonArray(), '[]');
+    assert.deepEqual(effective(many).toArray(), lifted.toArray());
+    assert.equal(
+      effective(DomainList.fromSorted(['example', 'example.com', 'example.net', 'example.org'])).count,
+      0,
+    );
+    assert.equal(new EffectiveList([], DomainList.EMPTY).jsonArray().toString(), '[]');
+  });
+
+  test('a big list merged with a few own entries keeps its order and every entry once', () => {
+    const collector = new DomainCollector();
+    for (let i = 0; i < 20_000; i++) collector.add(`d${(i * 7919) % 20_000}.example`);
+    const big = collector.finish();
+    const own = DomainList.fromSorted(['a.example', 'd5.example', 'zzz.example']);
+    const merged = new EffectiveList([big, own], DomainList.EMPTY);
+    const expected = [...new Set([...big.toArray(), ...own.toArray()])].sort();
+    assert.equal(merged.count, expected.length);
+    assert.deepEqual(merged.toArray(), expected);
+    assert.equal(merged.jsonArray().toString(), JSON.stringify(expected));
   });
 });

@@ -33,6 +33,39 @@ export function isStoredDomain(text: string): boolean {
   return label > 0 && prev !== 0x2d && letter && !text.includes('xn--');
 }
 
+/** isStoredDomain for the bytes bytes[start, end) of a list, without making a string of them. */
+export function isStoredDomainBytes(bytes: Uint8Array, start: number, end: number): boolean {
+  const n = end - start;
+  if (n <= 0 || n > 253) return false;
+  let label = 0;
+  let letter = false;
+  let prev = 0x2e;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i] as number;
+    if (c === 0x2e) {
+      if (label === 0 || prev === 0x2d) return false;
+      label = 0;
+    } else if ((c >= 0x61 && c <= 0x7a) || c === 0x2d) {
+      if (label === 0 && c === 0x2d) return false;
+      if (++label > 63) return false;
+      letter = true;
+      // "xn--" (punycode) goes the long way, as in isStoredDomain.
+      if (
+        c === 0x2d &&
+        i - start >= 3 &&
+        bytes[i - 1] === 0x2d &&
+        bytes[i - 2] === 0x6e &&
+        bytes[i - 3] === 0x78
+      )
+        return false;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (++label > 63) return false;
+    } else return false;
+    prev = c;
+  }
+  return label > 0 && prev !== 0x2d && letter;
+}
+
 /**
  * A site's domain as Hearth stores it: lower case, IDN in punycode, no port, no trailing dot. IP
  * literals are kept as given (IPv6 without brackets). Returns null for anything that is not a hostname.

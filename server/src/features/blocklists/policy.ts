@@ -16,11 +16,20 @@ import { type ErrorDetail, invalidRequest, notFound } from '../../platform/error
 import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
 import { DomainList } from './domain-list.js';
+import { EffectiveList } from './effective-list.js';
 import { listDomain, sortedDistinct } from './formats.js';
 import type { BlocklistRepository, PolicyRow } from './repository.js';
-import { contentHash, type ListStore, type Lists, NO_LISTS } from './store.js';
+import type { Compiled, ListStore, Lists } from './store.js';
 
 export const DOMAIN_POLICY_COMMAND = 'domain_policy_changed';
+
+const EMPTY_BLOCK = new EffectiveList([], DomainList.EMPTY);
+/** The policy of an account no child owns, or of a child never given one. */
+const EMPTY_COMPILED: Compiled = {
+  block: EMPTY_BLOCK,
+  allow: DomainList.EMPTY,
+  hash: EMPTY_BLOCK.hash(DomainList.EMPTY),
+};
 
 /** A grant a compile took in (stored with the policy, so what is served does not move with the clock). */
 interface GrantEntry {
@@ -143,7 +152,7 @@ export class DomainPolicyService {
         managedUserId,
         actor.householdId,
         { source_ids: sourceIds, block_domains: JSON.stringify(block), allow_domains: JSON.stringify(allow) },
-        { at: nowIso(), by: actor.parentId, emptyHash: contentHash(NO_LISTS) },
+        { at: nowIso(), by: actor.parentId, emptyHash: EMPTY_COMPILED.hash },
       );
       await this.compileAndSave(managedUserId);
     });
@@ -164,14 +173,14 @@ export class DomainPolicyService {
   }
 
   /**
-   * The effective lists: the union of the sources' and the child's own blocked domains, less every
+   * The effective policy: the union of the sources' and the child's own blocked domains, less every
    * entry an allow covers; the allows are the child's own, the grants' and the sources' exceptions.
    */
   private async compile(
     managedUserId: string,
     row: PolicyRow,
     grants: readonly GrantEntry[],
-  ): Promise<Lists> {
+  ): Promise<Compiled> {
     const sources = await this.repo.policySources(managedUserId);
     const parts = await Promise.all(sources.map((s) => this.store.source(s.id, s.content_hash)));
     const allow = DomainList.union([
@@ -179,11 +188,11 @@ export class DomainPolicyService {
       DomainList.fromSorted(sortedDistinct(grants.map((g) => g.domain))),
       ...parts.map((p) => p.allow),
     ]);
-    const block = DomainList.union([
-      ...parts.map((p) => p.block),
-      DomainList.fromSorted(parseList(row.block_domains)),
-    ]).without(allow);
-    return { block, allow };
+    const block = new EffectiveList(
+      [...parts.map((p) => p.block), DomainList.fromSorted(parseList(row.block_domains))],
+      allow,
+    );
+    return { block, allow, hash: block.hash(allow) };
   }
 
   /** Compiles with the grants in force now and stores the result; a new version is pushed. */
@@ -194,12 +203,11 @@ export class DomainPolicyService {
     const grants: GrantEntry[] = (await this.repo.liveGrants(managedUserId, at)).flatMap((g) =>
       g.domain ? [{ id: g.id, domain: g.domain, expires_at: g.expires_at }] : [],
     );
-    const lists = await this.compile(managedUserId, row, grants);
-    const hash = contentHash(lists);
-    this.store.keepCompiled(managedUserId, hash, lists);
+    const compiled = await this.compile(managedUserId, row, grants);
+    this.store.keepCompiled(managedUserId, compiled);
     const saved = await this.repo.saveCompiled(managedUserId, {
-      content_hash: hash,
-      domain_count: lists.block.count,
+      content_hash: compiled.hash,
+      domain_count: compiled.block.count,
       grants: JSON.stringify(grants),
       at,
     });
@@ -386,17 +394,20 @@ export class DomainPolicyService {
     const mapping = await this.repo.mappingOf(device.systemId, linuxUsername);
     const { version, lists } = mapping
       ? await this.served(mapping.managed_user_id)
-      : { version: 0, lists: NO_LISTS };
+      : { version: 0, lists: EMPTY_COMPILED };
     const etag = `"${version}"`;
     if (etagMatches(request.ifNoneMatch, etag)) return { status: 304, etag };
     const json = () =>
-      Buffer.from(
-        `{"linux_username":${JSON.stringify(linuxUsername)},"version":${version},"block":${lists.block.jsonArray()},"allow":${lists.allow.jsonArray()}}`,
-        'latin1',
-      );
+      Buffer.concat([
+        Buffer.from(`{"linux_username":${JSON.stringify(linuxUsername)},"version":${version},"block":`),
+        lists.block.jsonArray(),
+        Buffer.from(',"allow":'),
+        lists.allow.jsonArray(),
+        Buffer.from('}'),
+      ]);
     if (!acceptsGzip(request.acceptEncoding)) return { status: 200, etag, body: json(), gzip: false };
-    const key = `${mapping?.managed_user_id ?? '-'}:${version}:${linuxUsername}`;
-    return { status: 200, etag, body: await this.store.gzipped(key, json), gzip: true };
+    const key = `${mapping?.managed_user_id ?? '-'}:${linuxUsername}`;
+    return { status: 200, etag, body: await this.store.gzipped(key, String(version), json), gzip: true };
   }
 
   /**
@@ -404,15 +415,15 @@ export class DomainPolicyService {
    * and the grants the version was compiled with. Should that not give the stored hash (a source
    * changed and its children's compile has not run here yet), the child compiles again first.
    */
-  private async served(managedUserId: string, again = true): Promise<{ version: number; lists: Lists }> {
+  private async served(managedUserId: string, again = true): Promise<{ version: number; lists: Compiled }> {
     const row = await this.repo.policy(managedUserId);
-    if (!row) return { version: 0, lists: NO_LISTS };
+    if (!row) return { version: 0, lists: EMPTY_COMPILED };
     const kept = this.store.compiledFor(managedUserId, row.content_hash);
     if (kept) return { version: Number(row.version), lists: kept };
-    const lists = await this.compile(managedUserId, row, parseGrants(row.grants));
-    if (contentHash(lists) === row.content_hash || !again) {
-      this.store.keepCompiled(managedUserId, row.content_hash, lists);
-      return { version: Number(row.version), lists };
+    const compiled = await this.compile(managedUserId, row, parseGrants(row.grants));
+    if (compiled.hash === row.content_hash || !again) {
+      this.store.keepCompiled(managedUserId, compiled);
+      return { version: Number(row.version), lists: compiled };
     }
     await this.recompile(managedUserId);
     return this.served(managedUserId, false);

@@ -14,7 +14,6 @@ import { creationIso, nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import { HttpError, invalidRequest, notFound } from '../../platform/errors.js';
 import type { SafeFetcher } from '../../platform/safe-fetch.js';
-import { DomainList } from './domain-list.js';
 import { firstLines, type ParsedList, parseList } from './formats.js';
 import type { BlocklistRepository, SourceRow } from './repository.js';
 import { contentHash, encodeList, type ListStore, type Lists } from './store.js';
@@ -42,14 +41,10 @@ export function sourceView(row: SourceRow): SourceView {
   };
 }
 
-/** A list's text as fetched: UTF-8 without a byte-order mark. */
-const listText = (body: Buffer) => body.toString('utf8').replace(/^\uFEFF/, '');
 const manualText = (domains: string | readonly string[] | undefined) =>
   typeof domains === 'string' ? domains : (domains ?? []).join('\n');
 
-function toLists(parsed: ParsedList): Lists {
-  return { block: DomainList.fromSorted(parsed.block), allow: DomainList.fromSorted(parsed.allow) };
-}
+const toLists = ({ block, allow }: ParsedList): Lists => ({ block, allow });
 
 /**
  * A household's blocklist sources (DESIGN §11): manual lists and URL lists fetched through the
@@ -195,9 +190,10 @@ export class SourceService {
   /** Fetches a list without storing anything: its detected format, first lines and domain count. */
   async preview(_actor: SessionAuth, body: PreviewBody): Promise<PreviewView> {
     const res = await this.fetcher.fetch(body.url.trim());
-    const text = listText(res.body);
-    const parsed = parseList(text, 'auto');
-    return { format: parsed.format, first_lines: firstLines(text, 20), domain_count: parsed.block.length };
+    // The lines first: parsing may write normalised names over the bytes.
+    const first = firstLines(res.body, 20);
+    const parsed = parseList(res.body, 'auto');
+    return { format: parsed.format, first_lines: first, domain_count: parsed.block.count };
   }
 
   /** Worker task: fetches every url source whose last attempt is a day old (or that never had one). */
@@ -254,8 +250,8 @@ export class SourceService {
     let fetched: { status: number; headers: Record<string, string>; parsed: ParsedList | null };
     try {
       const res = await this.fetcher.fetch(row.url, headers);
-      const parsed = res.status === 304 ? null : parseList(listText(res.body), row.format);
-      if (parsed && !parsed.block.length && !parsed.allow.length)
+      const parsed = res.status === 304 ? null : parseList(res.body, row.format);
+      if (parsed && !parsed.block.count && !parsed.allow.count)
         throw new HttpError(
           502,
           'upstream_failed',

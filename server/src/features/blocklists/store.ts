@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { DomainList } from './domain-list.js';
+import type { EffectiveList } from './effective-list.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -13,6 +14,13 @@ export interface Lists {
 }
 
 export const NO_LISTS: Lists = { block: DomainList.EMPTY, allow: DomainList.EMPTY };
+
+/** A child's compiled policy: the effective block list (a view over its lists), allows and hash. */
+export interface Compiled {
+  block: EffectiveList;
+  allow: DomainList;
+  hash: string;
+}
 
 /** SHA-256 of the block text, a NUL, and the allow text: the identity of a source's or policy's content. */
 export function contentHash({ block, allow }: Lists): string {
@@ -68,15 +76,25 @@ export class BoundedCache<V> {
 }
 
 /**
- * The in-memory forms, keyed by content hash so that no instance ever serves stale lists and nothing
- * needs invalidating: a source's lists by (source, hash), a child's compiled policy by (child, hash),
- * and the gzipped answers agents fetch by (child, version, account). Loads of the same key share one
- * promise.
+ * The in-memory forms, checked against the content hash so that no instance ever serves stale lists
+ * and nothing needs invalidating: a source's lists by source (as of one hash), a child's compiled
+ * policy by child, the gzipped answers agents fetch by (child, account) as of one version. Only the
+ * newest of each is kept — a million-domain list must not linger in two versions — within a byte
+ * budget per kind; loads of the same key share one promise.
  */
 export class ListStore {
-  private readonly sources = new BoundedCache<Lists>(160 * 1024 * 1024, listsBytes);
-  private readonly compiled = new BoundedCache<Lists>(96 * 1024 * 1024, listsBytes);
-  private readonly bodies = new BoundedCache<Buffer>(64 * 1024 * 1024, (b) => b.length);
+  private readonly sources = new BoundedCache<{ hash: string; lists: Lists }>(128 * 1024 * 1024, (v) =>
+    listsBytes(v.lists),
+  );
+  // A compiled policy is a view over source lists held above: it costs its marks and allows.
+  private readonly compiled = new BoundedCache<Compiled>(
+    64 * 1024 * 1024,
+    (c) => c.block.count / 8 + c.allow.text.length + 4 * c.allow.count + 256,
+  );
+  private readonly bodies = new BoundedCache<{ version: string; body: Buffer }>(
+    48 * 1024 * 1024,
+    (v) => v.body.length,
+  );
   private readonly loading = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -98,41 +116,41 @@ export class ListStore {
   /** A source's lists as of `hash` (null: the source has no content yet). */
   async source(id: string, hash: string | null): Promise<Lists> {
     if (!hash) return NO_LISTS;
-    const key = `${id}:${hash}`;
-    const kept = this.sources.get(key);
-    if (kept) return kept;
-    return this.once(key, async () => {
+    const kept = this.sources.get(id);
+    if (kept?.hash === hash) return kept.lists;
+    return this.once(`source:${id}:${hash}`, async () => {
       const stored = await this.load(id);
       if (!stored?.content_hash) return NO_LISTS;
       const lists = {
         block: await decodeList(stored.content),
         allow: await decodeList(stored.allow_content),
       };
-      this.sources.set(`${id}:${stored.content_hash}`, lists);
+      this.sources.set(id, { hash: stored.content_hash, lists });
       return lists;
     });
   }
 
-  /** A source's new content, kept so that the compiles that follow do not read it back. */
+  /** A source's new content, kept (in place of the old) so the compiles that follow need not read it. */
   keepSource(id: string, hash: string, lists: Lists): void {
-    this.sources.set(`${id}:${hash}`, lists);
+    this.sources.set(id, { hash, lists });
   }
 
-  compiledFor(childId: string, hash: string): Lists | undefined {
-    return this.compiled.get(`${childId}:${hash}`);
+  compiledFor(childId: string, hash: string): Compiled | undefined {
+    const kept = this.compiled.get(childId);
+    return kept?.hash === hash ? kept : undefined;
   }
 
-  keepCompiled(childId: string, hash: string, lists: Lists): void {
-    this.compiled.set(`${childId}:${hash}`, lists);
+  keepCompiled(childId: string, compiled: Compiled): void {
+    this.compiled.set(childId, compiled);
   }
 
-  /** The gzipped answer for `key`, made once. */
-  gzipped(key: string, body: () => Buffer): Promise<Buffer> {
+  /** The gzipped answer for `key` as of `version`, made once. */
+  gzipped(key: string, version: string, body: () => Buffer): Promise<Buffer> {
     const kept = this.bodies.get(key);
-    if (kept) return Promise.resolve(kept);
-    return this.once(`gz:${key}`, async () => {
+    if (kept?.version === version) return Promise.resolve(kept.body);
+    return this.once(`gz:${key}:${version}`, async () => {
       const zipped = await gzipAsync(body(), { level: 6 });
-      this.bodies.set(key, zipped);
+      this.bodies.set(key, { version, body: zipped });
       return zipped;
     });
   }
