@@ -164,7 +164,7 @@ export function buildServices(
     events,
     log,
   );
-  const blocklistRepo = new BlocklistRepository(db.kysely);
+  const blocklistRepo = new BlocklistRepository(db);
   const listStore = new ListStore((id) => blocklistRepo.content(id));
   const domainPolicy = new DomainPolicyService(blocklistRepo, listStore, access, devices, log);
   const blocklists = new SourceService(

@@ -7,6 +7,8 @@
 // refresh writes one row and a lookup costs a binary search.
 import type { Kysely } from 'kysely';
 import { PolicySyncRepository, type SyncMapping } from '../../agent-channel/policy-sync.js';
+import type { Db } from '../../platform/db/database.js';
+import { Prepared } from '../../platform/db/prepared.js';
 import type { BlocklistSourceTable, Database, DomainPolicyTable } from '../../platform/db/schema.js';
 
 /** A source as listed: everything but its content. */
@@ -45,8 +47,52 @@ export class BlocklistRepository {
   /** Delivery state of domain_policy_changed per mapped account. */
   readonly sync: PolicySyncRepository;
 
-  constructor(private readonly db: Kysely<Database>) {
-    this.sync = new PolicySyncRepository(db, 'domain_policy_sync');
+  private readonly db: Kysely<Database>;
+  // The domain check and the agents' fetch read these on every call: prepared, built once.
+  private readonly policyRead: Prepared<'id', PolicyRow>;
+  private readonly policySourcesRead: Prepared<
+    'id',
+    { id: string; name: string; content_hash: string | null }
+  >;
+  private readonly liveGrantsRead: Prepared<
+    'id' | 'type' | 'now',
+    { id: string; domain: string | null; expires_at: string | null }
+  >;
+  private readonly mappingRead: Prepared<'system' | 'account', { id: string; managed_user_id: string }>;
+
+  constructor(database: Db) {
+    this.db = database.kysely;
+    this.sync = new PolicySyncRepository(this.db, 'domain_policy_sync');
+    this.policyRead = new Prepared(database, (k, p) =>
+      k.selectFrom('domain_policy').selectAll().where('managed_user_id', '=', p('id')),
+    );
+    this.policySourcesRead = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('domain_policy_source as p')
+        .innerJoin('blocklist_source as s', 's.id', 'p.source_id')
+        .select(['s.id', 's.name', 's.content_hash'])
+        .where('p.managed_user_id', '=', p('id'))
+        .orderBy('p.position', 'asc'),
+    );
+    this.liveGrantsRead = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('approval_grant as g')
+        .innerJoin('device_mapping as m', 'm.id', 'g.mapping_id')
+        .select(['g.id', 'g.domain', 'g.expires_at'])
+        .where('m.managed_user_id', '=', p('id'))
+        .where('g.type', '=', p('type') as 'domain_unblock')
+        .where('g.consumed_at', 'is', null)
+        .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', p('now'))]))
+        .orderBy('g.created_at', 'asc')
+        .orderBy('g.id', 'asc'),
+    );
+    this.mappingRead = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('device_mapping')
+        .select(['id', 'managed_user_id'])
+        .where('system_id', '=', p('system'))
+        .where('linux_username', '=', p('account')),
+    );
   }
 
   // ——— sources ———
@@ -139,22 +185,12 @@ export class BlocklistRepository {
   // ——— policies ———
 
   policy(managedUserId: string): Promise<PolicyRow | undefined> {
-    return this.db
-      .selectFrom('domain_policy')
-      .selectAll()
-      .where('managed_user_id', '=', managedUserId)
-      .executeTakeFirst();
+    return this.policyRead.first({ id: managedUserId });
   }
 
   /** The child's sources in the order the parent gave them, with what a compile needs. */
   policySources(managedUserId: string) {
-    return this.db
-      .selectFrom('domain_policy_source as p')
-      .innerJoin('blocklist_source as s', 's.id', 'p.source_id')
-      .select(['s.id', 's.name', 's.content_hash'])
-      .where('p.managed_user_id', '=', managedUserId)
-      .orderBy('p.position', 'asc')
-      .execute();
+    return this.policySourcesRead.all({ id: managedUserId });
   }
 
   /**
@@ -250,17 +286,7 @@ export class BlocklistRepository {
 
   /** The child's domain_unblock grants still in force at `now` (any of the child's mappings). */
   liveGrants(managedUserId: string, now: string) {
-    return this.db
-      .selectFrom('approval_grant as g')
-      .innerJoin('device_mapping as m', 'm.id', 'g.mapping_id')
-      .select(['g.id', 'g.domain', 'g.expires_at'])
-      .where('m.managed_user_id', '=', managedUserId)
-      .where('g.type', '=', 'domain_unblock')
-      .where('g.consumed_at', 'is', null)
-      .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', now)]))
-      .orderBy('g.created_at', 'asc')
-      .orderBy('g.id', 'asc')
-      .execute();
+    return this.liveGrantsRead.all({ id: managedUserId, type: 'domain_unblock', now });
   }
 
   // ——— delivery ———
@@ -288,12 +314,7 @@ export class BlocklistRepository {
 
   /** The mapping of an account on a device. */
   mappingOf(systemId: string, linuxUsername: string) {
-    return this.db
-      .selectFrom('device_mapping')
-      .select(['id', 'managed_user_id'])
-      .where('system_id', '=', systemId)
-      .where('linux_username', '=', linuxUsername)
-      .executeTakeFirst();
+    return this.mappingRead.first({ system: systemId, account: linuxUsername });
   }
 
   /** The child a mapping belongs to. */
