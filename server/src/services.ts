@@ -166,12 +166,13 @@ export function buildServices(
   );
   const blocklistRepo = new BlocklistRepository(db);
   const listStore = new ListStore((id) => blocklistRepo.content(id));
-  const domainPolicy = new DomainPolicyService(blocklistRepo, listStore, access, devices, log);
+  const domainPolicy = new DomainPolicyService(blocklistRepo, listStore, access, devices, cache, log);
   const blocklists = new SourceService(
     blocklistRepo,
     listStore,
     safeFetcher,
     (childIds) => domainPolicy.sourcesChanged(childIds),
+    cache,
     log,
   );
   const approvals = new ApprovalService(

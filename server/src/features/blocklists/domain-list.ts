@@ -1,4 +1,17 @@
 /**
+ * Byte order of a[as, ae) and b[bs, be), compared in JavaScript: domains differ within a few bytes,
+ * and a native Buffer.compare call costs more than that (a lookup makes about 20 of them).
+ */
+export function compareBytes(a: Buffer, as: number, ae: number, b: Buffer, bs: number, be: number): number {
+  const n = Math.min(ae - as, be - bs);
+  for (let k = 0; k < n; k++) {
+    const d = (a[as + k] as number) - (b[bs + k] as number);
+    if (d) return d;
+  }
+  return ae - as - (be - bs);
+}
+
+/**
  * A sorted list of distinct domains held the compact way: ONE byte buffer of the domains joined by
  * "\n" (stored domains are ASCII, a byte a character) plus a Uint32Array of where each line starts.
  * A million domains take about 11 MB of text and 4 MB of offsets, where a Set of strings would take
@@ -55,7 +68,14 @@ export class DomainList {
     let hi = this.count - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const order = this.text.compare(key, from, to, this.starts[mid], (this.starts[mid + 1] as number) - 1);
+      const order = compareBytes(
+        this.text,
+        this.starts[mid] as number,
+        (this.starts[mid + 1] as number) - 1,
+        key,
+        from,
+        to,
+      );
       if (order === 0) return mid;
       if (order < 0) lo = mid + 1;
       else hi = mid - 1;
@@ -185,7 +205,7 @@ export class DomainList {
    */
   lowerBound(key: Buffer, ks: number, ke: number, from: number): number {
     const below = (i: number) =>
-      this.text.compare(key, ks, ke, this.starts[i], (this.starts[i + 1] as number) - 1) < 0;
+      compareBytes(this.text, this.starts[i] as number, (this.starts[i + 1] as number) - 1, key, ks, ke) < 0;
     if (from >= this.count) return this.count;
     let lo = from;
     let step = 1;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DomainList } from './domain-list.js';
+import { compareBytes, type DomainList } from './domain-list.js';
 
 /** A list in a child's policy and its lines an allow covers (null: none). */
 interface Part {
@@ -66,12 +66,13 @@ export class EffectiveList {
       const pb = parts[b] as Part;
       const ha = heads[a] as number;
       const hb = heads[b] as number;
-      return pa.list.text.compare(
+      return compareBytes(
+        pa.list.text,
+        pa.list.start(ha),
+        pa.list.end(ha),
         pb.list.text,
         pb.list.start(hb),
         pb.list.end(hb),
-        pa.list.start(ha),
-        pa.list.end(ha),
       );
     };
     for (;;) {
@@ -105,7 +106,10 @@ export class EffectiveList {
         for (let k = 0; k < parts.length; k++) {
           const r = parts[k] as Part;
           const h = heads[k] as number;
-          if (h < r.list.count && r.list.text.compare(key, ks, ke, r.list.start(h), r.list.end(h)) === 0)
+          if (
+            h < r.list.count &&
+            compareBytes(r.list.text, r.list.start(h), r.list.end(h), key, ks, ke) === 0
+          )
             heads[k] = h + 1;
         }
         continue;

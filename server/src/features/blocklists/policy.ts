@@ -13,6 +13,7 @@ import type { AuthenticatedDevice, CommandResult } from '../../agent-channel/typ
 import type { BearerDevice, SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
 import { type ErrorDetail, invalidRequest, notFound } from '../../platform/errors.js';
+import { type CacheSpace, cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
 import { DomainList } from './domain-list.js';
@@ -36,6 +37,14 @@ interface GrantEntry {
   id: string;
   domain: string;
   expires_at: string | null;
+}
+
+/** What the domain check reads of a child, kept between the writes that change it. */
+interface CheckInputs {
+  block_domains: string[];
+  allow_domains: string[];
+  sources: { id: string; name: string; content_hash: string | null }[];
+  grants: { id: string; domain: string | null; expires_at: string | null }[];
 }
 
 /** What `GET /api/agent/domain-policy` sends: 304, or the body (gzipped when the agent takes it). */
@@ -89,13 +98,24 @@ export class DomainPolicyService {
   /** One compile per child at a time, in the order asked, so a later compile never stores older inputs. */
   private readonly chains = new Map<string, Promise<unknown>>();
 
+  /** The domain check's reads of each child (every check of a busy page would otherwise read them). */
+  private readonly checkInputs: CacheSpace<CheckInputs>;
+
   constructor(
     private readonly repo: BlocklistRepository,
     private readonly store: ListStore,
     private readonly access: AccessService,
     private readonly devices: DeviceService,
+    private readonly cache: ReadCache,
     private readonly log: FastifyBaseLogger,
-  ) {}
+  ) {
+    this.checkInputs = cache.space('domain-check');
+  }
+
+  /** The child's policy inputs changed (entries, sources, grants): cached reads of them go. */
+  private forget(managedUserId: string): Promise<void> {
+    return this.cache.invalidate(cacheTags.domainPolicy(managedUserId));
+  }
 
   // ——— the parent's view ———
 
@@ -211,6 +231,7 @@ export class DomainPolicyService {
       grants: JSON.stringify(grants),
       at,
     });
+    await this.forget(managedUserId);
     if (saved.changed) await this.push(managedUserId, saved.version);
     return saved;
   }
@@ -228,12 +249,15 @@ export class DomainPolicyService {
   /** A `domain_unblock` grant was made or removed for one of the child's accounts. */
   async grantsChanged(managedUserId: string): Promise<void> {
     await this.recompile(managedUserId);
+    await this.forget(managedUserId);
   }
 
   /** A grant of this mapping was removed (by the grants route): its child compiles again. */
   async grantRemoved(mappingId: string): Promise<void> {
     const child = await this.repo.childOfMapping(mappingId);
-    if (child && (await this.repo.policy(child))) await this.recompile(child);
+    if (!child) return;
+    if (await this.repo.policy(child)) await this.recompile(child);
+    await this.forget(child);
   }
 
   /**
@@ -443,14 +467,31 @@ export class DomainPolicyService {
       throw invalidRequest(`"${input.slice(0, 80)}" is not a domain name.`, [
         { path: 'querystring/domain', message: 'is not a domain name' },
       ]);
-    const [row, sources, grants] = await Promise.all([
-      this.repo.policy(managedUserId),
-      this.repo.policySources(managedUserId),
-      this.repo.liveGrants(managedUserId, nowIso()),
-    ]);
+    const inputs = await this.checkInputs.load(managedUserId, async () => {
+      const [row, sources, grants] = await Promise.all([
+        this.repo.policy(managedUserId),
+        this.repo.policySources(managedUserId),
+        this.repo.unusedGrants(managedUserId),
+      ]);
+      return {
+        value: {
+          block_domains: row ? parseList(row.block_domains) : [],
+          allow_domains: row ? parseList(row.allow_domains) : [],
+          sources,
+          grants,
+        },
+        // Mappings (and with them grants) come and go with the household's children list.
+        tags: [
+          cacheTags.domainPolicy(managedUserId),
+          cacheTags.children(actor.householdId),
+          ...sources.map((s) => cacheTags.blocklistSource(s.id)),
+        ],
+      };
+    });
+    const now = nowIso();
     const matches: DomainMatch[] = [];
-    const lists = await Promise.all(sources.map((s) => this.store.source(s.id, s.content_hash)));
-    sources.forEach((s, i) => {
+    const lists = await Promise.all(inputs.sources.map((s) => this.store.source(s.id, s.content_hash)));
+    inputs.sources.forEach((s, i) => {
       const l = lists[i] as Lists;
       for (const rule of l.block.covering(domain))
         matches.push({ kind: 'source', action: 'block', rule, source_id: s.id, source_name: s.name });
@@ -458,12 +499,12 @@ export class DomainPolicyService {
         matches.push({ kind: 'source', action: 'allow', rule, source_id: s.id, source_name: s.name });
     });
     const covers = (entry: string) => domain === entry || domain.endsWith(`.${entry}`);
-    for (const rule of row ? parseList(row.block_domains) : [])
+    for (const rule of inputs.block_domains)
       if (covers(rule)) matches.push({ kind: 'block_domain', action: 'block', rule });
-    for (const rule of row ? parseList(row.allow_domains) : [])
+    for (const rule of inputs.allow_domains)
       if (covers(rule)) matches.push({ kind: 'allow_domain', action: 'allow', rule });
-    for (const g of grants)
-      if (g.domain && covers(g.domain))
+    for (const g of inputs.grants)
+      if (g.domain && (g.expires_at === null || g.expires_at > now) && covers(g.domain))
         matches.push({
           kind: 'grant',
           action: 'allow',

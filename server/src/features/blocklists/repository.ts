@@ -284,6 +284,11 @@ export class BlocklistRepository {
       .execute();
   }
 
+  /** The child's unused domain_unblock grants, expired or not (the domain check filters by its clock). */
+  unusedGrants(managedUserId: string) {
+    return this.liveGrantsRead.all({ id: managedUserId, type: 'domain_unblock', now: '' });
+  }
+
   /** The child's domain_unblock grants still in force at `now` (any of the child's mappings). */
   liveGrants(managedUserId: string, now: string) {
     return this.liveGrantsRead.all({ id: managedUserId, type: 'domain_unblock', now });

@@ -13,6 +13,7 @@ import type { SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
 import { HttpError, invalidRequest, notFound } from '../../platform/errors.js';
+import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { SafeFetcher } from '../../platform/safe-fetch.js';
 import { firstLines, type ParsedList, parseList } from './formats.js';
 import type { BlocklistRepository, SourceRow } from './repository.js';
@@ -61,8 +62,14 @@ export class SourceService {
     private readonly store: ListStore,
     private readonly fetcher: SafeFetcher,
     private readonly changed: SourceChanged,
+    private readonly cache: ReadCache,
     private readonly log: FastifyBaseLogger,
   ) {}
+
+  /** A source's name or content changed, or it went: reads that show it go. */
+  private forget(id: string): Promise<void> {
+    return this.cache.invalidate(cacheTags.blocklistSource(id));
+  }
 
   async list(actor: SessionAuth): Promise<SourceView[]> {
     return (await this.repo.listSources(actor.householdId)).map(sourceView);
@@ -166,7 +173,10 @@ export class SourceService {
         contentChanged = true;
       }
     }
-    if (Object.keys(changes).length) await this.repo.updateSource(id, { ...changes, updated_at: nowIso() });
+    if (Object.keys(changes).length) {
+      await this.repo.updateSource(id, { ...changes, updated_at: nowIso() });
+      await this.forget(id);
+    }
     if (contentChanged) await this.changed(await this.repo.childrenUsing(id));
     return sourceView(await this.load(actor, id));
   }
@@ -175,6 +185,7 @@ export class SourceService {
     await this.load(actor, id);
     const children = await this.repo.childrenUsing(id);
     if (!(await this.repo.deleteSource(actor.householdId, id))) throw notFound('The blocklist source');
+    await this.forget(id);
     await this.changed(children);
     return { id, deleted: true };
   }
@@ -296,6 +307,7 @@ export class SourceService {
       content_hash: hash,
     });
     this.store.keepSource(id, hash, lists);
+    await this.forget(id);
     await this.changed(await this.repo.childrenUsing(id));
     return { row: await this.reread(id), changed: true };
   }
