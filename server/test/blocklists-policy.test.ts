@@ -350,6 +350,25 @@ describeWithServer(
       });
       assert.deepEqual((await pushed).args, { linux_username: 'kid', version: 1 });
 
+      // A device still waiting for approval when its account is mapped hears it once approved.
+      const waiting = new SimAgent({
+        url: ctx.server.wsUrl,
+        enrollmentToken: await enrollmentToken(ctx.home),
+        linuxUsers: [{ username: 'kid' }],
+        record: true,
+      });
+      ctx.agents.push(waiting);
+      assert.equal((await waiting.connect()).status, 'pending');
+      const mapped = await owner().post(`/managed-users/${child}/mappings/add`, {
+        system_id: waiting.systemId,
+        linux_username: 'kid',
+      });
+      assert.equal(mapped.status, 201, mapped.text);
+      assert.equal(waiting.frames.filter(isPush).length, 0, 'nothing before approval');
+      const afterApproval = waiting.waitFor(isPush);
+      await owner().post(`/api/device/approve/${waiting.systemId}`);
+      assert.deepEqual((await afterApproval).args, { linux_username: 'kid', version: 1 });
+
       // A child whose policy holds nothing sends nothing.
       const empty = await newChild('Empty policy');
       await assign(empty, { source_ids: [] });
