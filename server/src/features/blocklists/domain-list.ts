@@ -354,7 +354,18 @@ export class DomainCollector {
     const { starts, lens } = this;
     const order = new Uint32Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
-    sortRanges(bytes, starts, lens, order, new Uint32Array(n), new Int32Array(DIGITS), 0, n, 0);
+    sortRanges(
+      bytes,
+      starts,
+      lens,
+      order,
+      new Uint32Array(n),
+      new Uint32Array(n),
+      new Int32Array(DIGITS),
+      0,
+      n,
+      0,
+    );
     let total = 0;
     for (let i = 0; i < n; i++) total += (lens[i] as number) + 1;
     const text = Buffer.allocUnsafe(total);
@@ -408,6 +419,7 @@ function sortRanges(
   lens: Uint8Array,
   order: Uint32Array,
   tmp: Uint32Array,
+  keys: Uint32Array,
   count: Int32Array,
   lo: number,
   hi: number,
@@ -446,29 +458,28 @@ function sortRanges(
     }
     return;
   }
-  const keys = new Uint32Array(n);
-  const keysTmp = new Uint32Array(n);
-  for (let k = 0; k < n; k++) {
-    const i = order[lo + k] as number;
+  // One key per entry, by entry (not by position), so one array serves both passes and every depth.
+  for (let k = lo; k < hi; k++) {
+    const i = order[k] as number;
     const p = (starts[i] as number) + depth;
     const e = (starts[i] as number) + (lens[i] as number);
-    keys[k] =
+    keys[i] =
       (((p < e ? (bytes[p] as number) : 0) << 24) |
         ((p + 1 < e ? (bytes[p + 1] as number) : 0) << 16) |
         ((p + 2 < e ? (bytes[p + 2] as number) : 0) << 8) |
         (p + 3 < e ? (bytes[p + 3] as number) : 0)) >>>
       0;
   }
-  // Low digit, then high digit (stable), moving keys and entries together.
+  const keyOf = (i: number) => keys[i] as number;
+  // Low digit, then high digit (stable).
   for (const shift of [0, 16]) {
-    const [fromKeys, toKeys] = shift === 0 ? [keys, keysTmp] : [keysTmp, keys];
-    const [fromOrder, toOrder] =
+    const [from, to] =
       shift === 0
         ? [order.subarray(lo, hi), tmp.subarray(lo, hi)]
         : [tmp.subarray(lo, hi), order.subarray(lo, hi)];
     count.fill(0);
     for (let k = 0; k < n; k++) {
-      const d = ((fromKeys[k] as number) >>> shift) & 0xffff;
+      const d = (keyOf(from[k] as number) >>> shift) & 0xffff;
       count[d] = (count[d] as number) + 1;
     }
     let sum = 0;
@@ -478,21 +489,20 @@ function sortRanges(
       sum += c;
     }
     for (let k = 0; k < n; k++) {
-      const key = fromKeys[k] as number;
-      const d = (key >>> shift) & 0xffff;
-      const to = count[d] as number;
-      count[d] = to + 1;
-      toKeys[to] = key;
-      toOrder[to] = fromOrder[k] as number;
+      const i = from[k] as number;
+      const d = (keyOf(i) >>> shift) & 0xffff;
+      const at = count[d] as number;
+      count[d] = at + 1;
+      to[at] = i;
     }
   }
   // Runs of one key whose entries go on past these four bytes sort on the next four.
   for (let k = 0; k < n; ) {
-    const key = keys[k] as number;
+    const key = keyOf(order[lo + k] as number);
     let e = k + 1;
-    while (e < n && keys[e] === key) e++;
+    while (e < n && keyOf(order[lo + e] as number) === key) e++;
     if (e - k > 1 && (key & 0xff) !== 0)
-      sortRanges(bytes, starts, lens, order, tmp, count, lo + k, lo + e, depth + 4);
+      sortRanges(bytes, starts, lens, order, tmp, keys, count, lo + k, lo + e, depth + 4);
     k = e;
   }
 }

@@ -34,6 +34,11 @@ export class EffectiveList {
     this.bytes = Math.max(0, bytes - 1);
   }
 
+  /** Whether the view is built on `list`. */
+  uses(list: DomainList): boolean {
+    return this.parts.some((p) => p.list === list);
+  }
+
   /**
    * Calls `run` with each run of kept lines in order; `lines` is how many it holds. Runs follow each
    * other with a "\n" between them.

@@ -261,6 +261,7 @@ export class SourceService {
     let fetched: { status: number; headers: Record<string, string>; parsed: ParsedList | null };
     try {
       const res = await this.fetcher.fetch(row.url, headers);
+      if (res.status !== 304) this.store.releaseSource(id);
       const parsed = res.status === 304 ? null : parseList(res.body, row.format);
       if (parsed && !parsed.block.count && !parsed.allow.count)
         throw new HttpError(

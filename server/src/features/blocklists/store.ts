@@ -73,6 +73,15 @@ export class BoundedCache<V> {
       this.bytes -= item.bytes;
     }
   }
+
+  /** Drops the entries `drop` says. */
+  deleteWhere(drop: (value: V, key: string) => boolean): void {
+    for (const [k, item] of this.items) {
+      if (!drop(item.value, k)) continue;
+      this.items.delete(k);
+      this.bytes -= item.bytes;
+    }
+  }
 }
 
 /**
@@ -128,6 +137,18 @@ export class ListStore {
       this.sources.set(id, { hash: stored.content_hash, lists });
       return lists;
     });
+  }
+
+  /**
+   * Lets go of a source's lists and the compiled policies built on them, before its new content is
+   * read: a million-domain list then never sits in memory in two versions. Whatever needs them again
+   * meanwhile loads them back.
+   */
+  releaseSource(id: string): void {
+    const kept = this.sources.get(id);
+    if (!kept) return;
+    this.sources.deleteWhere((_v, key) => key === id);
+    this.compiled.deleteWhere((c) => c.block.uses(kept.lists.block));
   }
 
   /** A source's new content, kept (in place of the old) so the compiles that follow need not read it. */
