@@ -296,6 +296,8 @@ export class SourceService {
       updated_at: at,
     };
     if (hash === row.content_hash) {
+      // The same content under new headers: what was let go of before the read is this again.
+      this.store.keepSource(id, hash, lists);
       await this.repo.updateSource(id, meta);
       return { row: await this.reread(id), changed: false };
     }
