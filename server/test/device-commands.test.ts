@@ -223,7 +223,7 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
     assert.equal(await ctx.server.services.queue.prune(), 1, 'the stale overlay command is pruned');
   });
 
-  test('unlinking an account or removing its child lifts its pause and app rules on the device, online or queued', async () => {
+  test('unlinking an account or removing its child lifts its pause, app rules and domain policy on the device, online or queued', async () => {
     const a = await pairedAgent();
     const received: { command: string; args: unknown }[] = [];
     const listen = (agent: SimAgent) =>
@@ -233,10 +233,12 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
     listen(a);
     const released = { managed_user_id: null, linux_username: 'ann', version: 0, rules: [] };
     const waitForRelease = async () => {
-      for (let i = 0; i < 250 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 250 && received.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(received, [
         { command: 'dismiss_overlay', args: { linux_username: 'ann' } },
         { command: 'sync_app_policy', args: released },
+        // The account's domain policy is now the empty one (version 0).
+        { command: 'domain_policy_changed', args: { linux_username: 'ann', version: 0 } },
       ]);
       received.length = 0;
     };
