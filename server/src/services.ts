@@ -16,6 +16,11 @@ import { ApprovalService } from './features/approvals/service.js';
 import { SignupService } from './features/approvals/signup-service.js';
 import { SessionRepository } from './features/auth/repository.js';
 import { AuthService } from './features/auth/service.js';
+import { registerAgentMessages as registerBlocklistMessages } from './features/blocklists/agent-messages.js';
+import { DomainPolicyService } from './features/blocklists/policy.js';
+import { BlocklistRepository } from './features/blocklists/repository.js';
+import { SourceService } from './features/blocklists/sources.js';
+import { ListStore } from './features/blocklists/store.js';
 import { DashboardService } from './features/dashboard/service.js';
 import { registerEnrolment } from './features/devices/enrolment.js';
 import { DeviceRepository, DeviceTokenRepository } from './features/devices/repository.js';
@@ -78,9 +83,13 @@ export interface Services {
   /** Weekly schedules, adjustments, the pause, today's usage and set_time_policy delivery. */
   time: TimeService;
   usage: UsageService;
-  /** Fetches URLs parents type (blocklist sources) without reaching the server's own network. */
-  safeFetcher: SafeFetcher;
+  /** Blocklist sources: manual lists and URL lists fetched through the safe fetch (DESIGN §11). */
+  blocklists: SourceService;
+  /** Each child's compiled domain policy, its delivery, the agents' fetch and the domain check. */
+  domainPolicy: DomainPolicyService;
   worker: WorkerState;
+  /** Fetches URLs parents type (blocklist sources) without reaching the server's own network (DESIGN §8). */
+  safeFetcher: SafeFetcher;
   /** Bearer requests per device per minute (600; over it, 429 with Retry-After). */
   limitDevice(systemId: string): Promise<number | null>;
   limitIp(key: string, max: number, windowMs: number): Promise<number | null>;
@@ -100,6 +109,10 @@ export function buildServices(
   const bus: Bus = config.redisUrl ? new RedisBus(config.redisUrl) : new MemoryBus();
   const events = new EventPublisher(bus, log);
   const cache = new ReadCache(bus);
+  const safeFetcher = new SafeFetcher({
+    allowCidrs: config.fetchAllowCidrs,
+    dnsServers: config.fetchDnsServers,
+  });
   const queue = new CommandQueue(db.kysely);
   const channel = new AgentChannel(db.kysely, bus, queue, log, timings);
   const access = new AccessService(new AccessRepository(db.kysely), cache);
@@ -116,11 +129,14 @@ export function buildServices(
       await devices.command(account.system_id, 'dismiss_overlay', { linux_username: account.linux_username });
       await appPolicy.release(account.system_id, account.linux_username);
       await time.release(device, account.linux_username);
+      await domainPolicy.release(account.system_id, account.linux_username);
     }
   };
-  const users = new UserService(userRepo, deviceRepo, access, cache, releaseAccounts, (childId) =>
-    time.mappingAdded(childId),
-  );
+  // A newly mapped account hears the child's current time and domain policies.
+  const users = new UserService(userRepo, deviceRepo, access, cache, releaseAccounts, async (childId) => {
+    await time.mappingAdded(childId);
+    await domainPolicy.mappingAdded(childId);
+  });
   const devices = new DeviceService(
     deviceRepo,
     new DeviceTokenRepository(db),
@@ -153,12 +169,25 @@ export function buildServices(
     events,
     log,
   );
+  const blocklistRepo = new BlocklistRepository(db);
+  const listStore = new ListStore((id) => blocklistRepo.content(id));
+  const domainPolicy = new DomainPolicyService(blocklistRepo, listStore, access, devices, cache, log);
+  const blocklists = new SourceService(
+    blocklistRepo,
+    listStore,
+    safeFetcher,
+    (childIds) => domainPolicy.sourcesChanged(childIds),
+    cache,
+    log,
+  );
   const approvals = new ApprovalService(
     approvalRepo,
     access,
     events,
     cache,
     (childId, minutes, requestId, parentId) => time.addApprovedTime(childId, minutes, requestId, parentId),
+    // An approved domain_unblock becomes an allow in the child's domain policy at once.
+    (childId) => domainPolicy.grantsChanged(childId),
   );
   const dashboard = new DashboardService(
     access,
@@ -197,6 +226,7 @@ export function buildServices(
     onRecorded: (device, report) => time.onUsageRecorded(device, report.linux_username),
   });
   registerTimeMessages(channel, { time, log });
+  registerBlocklistMessages(channel, { policy: domainPolicy, log });
   registerAlertMessages(channel, { alerts });
   const stopInventoryMessages = registerInventoryMessages(channel, { inventory, appPolicy, log });
   return {
@@ -217,7 +247,9 @@ export function buildServices(
     pairing: new PairingService(householdRepo, config),
     alerts,
     approvals,
-    signups: new SignupService(approvalRepo, access, approvals, cache),
+    signups: new SignupService(approvalRepo, access, approvals, cache, (mappingId) =>
+      domainPolicy.grantRemoved(mappingId),
+    ),
     onlineAccounts: new OnlineAccountService(approvalRepo, access, cache),
     inventory,
     appPolicy,
@@ -225,9 +257,11 @@ export function buildServices(
     dashboard,
     time,
     usage: new UsageService(usageRepo, access),
-    safeFetcher: new SafeFetcher({ allowCidrs: config.fetchAllowCidrs, dnsServers: config.fetchDnsServers }),
+    blocklists,
+    domainPolicy,
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),
+    safeFetcher,
     async limitIp(key, max, windowMs) {
       const window = await counters.hit(`ip:${key}`, windowMs);
       return window.count > max ? Math.ceil((window.resetAt - Date.now()) / 1000) : null;
@@ -238,6 +272,7 @@ export function buildServices(
     },
     async close() {
       stopInventoryMessages();
+      await blocklists.close();
       await channel.close();
       await eventHub.close();
       await cache.close();

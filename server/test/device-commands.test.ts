@@ -223,7 +223,7 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
     assert.equal(await ctx.server.services.queue.prune(), 1, 'the stale overlay command is pruned');
   });
 
-  test('unlinking an account or removing its child lifts its pause, app rules and time rules on the device, online or queued', async () => {
+  test('unlinking an account or removing its child lifts its pause, app, time and domain rules on the device, online or queued', async () => {
     const a = await pairedAgent();
     const received: { command: string; args: unknown }[] = [];
     const listen = (agent: SimAgent) =>
@@ -252,11 +252,16 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
       for (let i = 0; i < 250 && received.length < count; i++) await new Promise((r) => setTimeout(r, 20));
     };
     const waitForRelease = async () => {
-      await waitFor(3);
+      await waitFor(4);
       assert.deepEqual(received, [
         { command: 'dismiss_overlay', args: { linux_username: 'ann' } },
         { command: 'sync_app_policy', args: released },
         { command: 'set_time_policy', args: openTime(null) },
+        // The account's domain policy is now the empty one (version 0).
+        {
+          command: 'domain_policy_changed',
+          args: { managed_user_id: null, linux_username: 'ann', version: 0 },
+        },
       ]);
       received.length = 0;
     };

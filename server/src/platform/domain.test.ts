@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { domainAndParents, normalizeDomain } from './domain.js';
+import { domainAndParents, isStoredDomain, isStoredDomainBytes, normalizeDomain } from './domain.js';
 
 describe('domain normalisation', () => {
   test('lower-cases, drops port and trailing dot, turns IDN into punycode', () => {
@@ -65,5 +65,34 @@ describe('domain normalisation', () => {
       'com',
     ]);
     assert.deepEqual(domainAndParents('10.0.0.1'), ['10.0.0.1']);
+  });
+
+  test('the byte check of a list entry agrees with the string check', () => {
+    const samples = [
+      'example.com',
+      'a-1.b2.example',
+      'Example.com',
+      'example.com.',
+      '-bad.com',
+      'bad-.com',
+      'a..b',
+      '1.2.3.4',
+      '1-2.3',
+      'xn--bcher-kva.example',
+      'abxn--c.example',
+      'under_score.com',
+      `${'a'.repeat(63)}.com`,
+      `${'a'.repeat(64)}.com`,
+      `${'abc.'.repeat(63)}com`,
+      '',
+    ];
+    for (const sample of samples) {
+      const bytes = Buffer.from(` ${sample} `, 'latin1');
+      assert.equal(
+        isStoredDomainBytes(bytes, 1, bytes.length - 1),
+        isStoredDomain(sample),
+        JSON.stringify(sample),
+      );
+    }
   });
 });

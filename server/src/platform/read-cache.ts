@@ -24,6 +24,10 @@ export const cacheTags = {
   allAlerts: () => 'alerts',
   /** A household's count of pending approval requests. */
   approvals: (householdId: string) => `approvals:${householdId}`,
+  /** A child's domain policy: its own entries, its sources, its domain_unblock grants. */
+  domainPolicy: (managedUserId: string) => `domain-policy:${managedUserId}`,
+  /** A blocklist source's name and content. */
+  blocklistSource: (sourceId: string) => `blocklist-source:${sourceId}`,
 };
 
 export interface ReadCacheOptions {
