@@ -3,6 +3,7 @@
 // (owners and admins). Which lists a child gets is chosen on the child's Websites page.
 import {
   Alert,
+  Anchor,
   Badge,
   Button,
   Card,
@@ -161,13 +162,15 @@ function SourceCard({ source, canChange }: { source: BlocklistSource; canChange:
             </Button>
           </Group>
         ) : null}
-        <div aria-live="polite">
-          {refresh.result ? (
-            <Text size="sm" fw={500} c={refresh.result.ok ? 'teal' : 'red'} data-testid="refresh-result">
-              {refresh.result.text}
-            </Text>
-          ) : null}
-        </div>
+        {source.kind === 'url' && canChange ? (
+          <div aria-live="polite">
+            {refresh.result ? (
+              <Text size="sm" fw={500} c={refresh.result.ok ? 'teal' : 'red'} data-testid="refresh-result">
+                {refresh.result.text}
+              </Text>
+            ) : null}
+          </div>
+        ) : null}
       </Stack>
       <RenameDialog
         opened={renaming}

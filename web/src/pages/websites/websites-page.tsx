@@ -96,7 +96,11 @@ function SourceChoices({
   if (!sources.length) {
     return (
       <Text size="sm" c="dimmed">
-        The household has no lists yet. Add one on the <Link to="/blocklists">Blocklists page</Link>.
+        The household has no lists yet. Add one on the{' '}
+        <Anchor component={Link} to="/blocklists">
+          Blocklists page
+        </Anchor>
+        .
       </Text>
     );
   }
