@@ -287,9 +287,9 @@ export function BlocklistsPage() {
         {items?.length && firstChild ? (
           <Text size="sm" c="dimmed">
             Choose a child’s lists on their Websites page, for example{' '}
-            <Link to={`/children/${encodeURIComponent(firstChild.id)}/websites`}>
+            <Anchor component={Link} to={`/children/${encodeURIComponent(firstChild.id)}/websites`}>
               {firstChild.name}’s websites
-            </Link>
+            </Anchor>
             .
           </Text>
         ) : null}
