@@ -162,7 +162,7 @@ describe('blocklists and websites', { skip }, () => {
     const own = card(page, 'Our own list');
     assert.equal(await own.getByTestId('source-count').innerText(), '2 domains');
     assert.match(await own.getByTestId('source-skipped').innerText(), /^1 line skipped/);
-    assert.equal(await own.getByTestId('source-format').innerText(), 'Detect automatically');
+    assert.equal(await own.getByTestId('source-format').innerText(), 'One domain a line (detected)');
 
     // From a web address: the preview shows the format, the first lines and the count before saving.
     dialog = await openAddDialog(page);

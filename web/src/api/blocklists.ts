@@ -20,12 +20,19 @@ export interface BlocklistSource {
   name: string;
   kind: 'manual' | 'url';
   url: string | null;
+  /** The format asked for (`auto` included). */
   format: BlocklistFormatChoice;
+  /** What the last content was read as (what `auto` decided); null before any content. */
+  detected_format: BlocklistFormat | null;
   domain_count: number;
+  /** Exceptions the list carries (adblock `@@||d^`). */
+  allow_count: number;
   skipped_lines: number;
   etag: string | null;
   last_modified: string | null;
   last_refreshed_at: string | null;
+  /** The last fetch that ended, well or not; null while a new url source waits for its first. */
+  last_attempt_at: string | null;
   last_error: string | null;
   created_at: string;
 }
@@ -59,6 +66,8 @@ export type DomainPolicyBody = Pick<DomainPolicy, 'source_ids' | 'block_domains'
 
 export interface DomainMatch {
   kind: 'source' | 'block_domain' | 'allow_domain' | 'grant';
+  /** Whether the rule blocks or allows (a list's adblock exception allows). */
+  action: 'block' | 'allow';
   rule: string;
   source_id?: string;
   source_name?: string;
@@ -73,8 +82,7 @@ export interface DomainCheck {
 }
 
 /** A url source the server has neither fetched nor failed to fetch yet: its first download is running. */
-export const isFirstFetch = (s: BlocklistSource) =>
-  s.kind === 'url' && s.last_refreshed_at === null && s.last_error === null;
+export const isFirstFetch = (s: BlocklistSource) => s.kind === 'url' && s.last_attempt_at === null;
 
 /**
  * The household's sources, asked again every 2 s while a new url source is still being fetched for the

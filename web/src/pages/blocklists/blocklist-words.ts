@@ -72,9 +72,22 @@ export function lastErrorText(source: BlocklistSource): string | null {
 export function refreshedText(source: BlocklistSource, now = Date.now()): string {
   if (source.kind === 'manual') return `Added ${timeAgo(source.created_at, now)}`;
   if (source.last_refreshed_at) return `Downloaded ${timeAgo(source.last_refreshed_at, now)}`;
-  if (!source.last_error) return 'Downloading for the first time…';
+  if (source.last_attempt_at === null) return 'Downloading for the first time…';
   return 'Never downloaded';
 }
+
+/** The format a list is read as: what `auto` detected, or the one chosen. */
+export function formatText(source: BlocklistSource): string {
+  if (source.format === 'auto')
+    return source.detected_format
+      ? `${FORMAT_LABELS[source.detected_format]} (detected)`
+      : 'Detected on download';
+  return FORMAT_LABELS[source.format];
+}
+
+/** "3 exceptions" an adblock list carries, or null. */
+export const exceptionsText = (n: number) =>
+  n ? `${count(n)} ${n === 1 ? 'exception' : 'exceptions'} (sites the list allows)` : null;
 
 /** The words after a refresh: "Updated: 12,345 domains" or "No change". */
 export function refreshResultText(answer: { source: BlocklistSource; changed: boolean }): string {
@@ -86,19 +99,25 @@ export function matchText(
   match: DomainMatch,
   childName: string,
 ): { effect: 'blocks' | 'allows'; text: string } {
+  const effect = match.action === 'allow' ? 'allows' : 'blocks';
   switch (match.kind) {
-    case 'source':
+    case 'source': {
+      const list = `the list “${match.source_name ?? 'a removed list'}”`;
       return {
-        effect: 'blocks',
-        text: `On the list “${match.source_name ?? 'a removed list'}” (rule ${match.rule})`,
+        effect,
+        text:
+          effect === 'allows'
+            ? `An exception on ${list} (rule ${match.rule})`
+            : `On ${list} (rule ${match.rule})`,
       };
+    }
     case 'block_domain':
-      return { effect: 'blocks', text: `On ${childName}’s own block list (${match.rule})` };
+      return { effect, text: `On ${childName}’s own block list (${match.rule})` };
     case 'allow_domain':
-      return { effect: 'allows', text: `On ${childName}’s allow list (${match.rule})` };
+      return { effect, text: `On ${childName}’s allow list (${match.rule})` };
     case 'grant':
       return {
-        effect: 'allows',
+        effect,
         text: match.expires_at
           ? `An approved request allows ${match.rule} until ${clockTime(match.expires_at)}`
           : `An approved request allows ${match.rule} for good`,

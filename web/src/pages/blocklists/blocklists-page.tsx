@@ -34,8 +34,9 @@ import { useSession } from '../../session';
 import { AddListDialog } from './add-list-dialog';
 import {
   domainCount,
-  FORMAT_LABELS,
+  exceptionsText,
   fetchErrorText,
+  formatText,
   KIND_LABELS,
   lastErrorText,
   refreshedText,
@@ -65,6 +66,7 @@ function SourceCard({ source, canChange }: { source: BlocklistSource; canChange:
   const remove = useDeleteSource();
   const error = lastErrorText(source);
   const skipped = skippedText(source.skipped_lines);
+  const exceptions = exceptionsText(source.allow_count ?? 0);
   const when = source.kind === 'url' ? source.last_refreshed_at : source.created_at;
   const titleId = `source-${source.id}-title`;
   const refresh = useRefreshWithResult(source);
@@ -95,7 +97,7 @@ function SourceCard({ source, canChange }: { source: BlocklistSource; canChange:
               {KIND_LABELS[source.kind]}
             </Badge>
             <Badge variant="light" color="hearth" radius="sm" data-testid="source-format">
-              {FORMAT_LABELS[source.format]}
+              {formatText(source)}
             </Badge>
           </Group>
         </Group>
@@ -115,6 +117,11 @@ function SourceCard({ source, canChange }: { source: BlocklistSource; canChange:
             </Text>
           )}
         </Group>
+        {exceptions ? (
+          <Text size="sm" c="dimmed" data-testid="source-exceptions">
+            {exceptions}
+          </Text>
+        ) : null}
         {skipped ? (
           <Text size="sm" c="dimmed" data-testid="source-skipped">
             {skipped}
