@@ -44,6 +44,7 @@ export const COMMANDS = [
   'refresh_installed_apps',
   'unenroll',
   'set_time_policy',
+  'domain_policy_changed',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number] | `sync_${string}`;
 
@@ -215,3 +216,25 @@ export interface TimeStatusMessage {
   /** Null when the day has no limit. */
   remaining_seconds: number | null;
 }
+
+/**
+ * `domain_policy_changed` (server → agent, a command; DESIGN §11): the child's domain policy for one
+ * account has a new version. The agent fetches it with `GET /api/agent/domain-policy` and, once it
+ * enforces it, sends `policy_applied`. A newer push replaces a queued one for the same account.
+ */
+export interface DomainPolicyChangedArgs {
+  linux_username: string;
+  version: number;
+}
+
+/** Policy kinds an agent acknowledges with `policy_applied` (device policies, DESIGN §12, come later). */
+export const APPLIED_POLICY_KINDS = ['domain'] as const;
+
+/** `policy_applied` (agent): the account now enforces `version` of the named policy. */
+export const PolicyAppliedMessage = Type.Object({
+  type: Type.Literal('policy_applied'),
+  kind: Type.Union(APPLIED_POLICY_KINDS.map((k) => Type.Literal(k))),
+  linux_username: Type.String({ minLength: 1, maxLength: 64 }),
+  version: Type.Integer({ minimum: 0 }),
+});
+export type PolicyAppliedMessage = Static<typeof PolicyAppliedMessage>;

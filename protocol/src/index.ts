@@ -5,6 +5,7 @@ export * from './live-events.js';
 export * from './rest/alerts.js';
 export * from './rest/approvals.js';
 export * from './rest/auth.js';
+export * from './rest/blocklists.js';
 export {
   AgeTierSchema,
   Id,

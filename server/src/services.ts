@@ -43,6 +43,7 @@ import type { Db } from './platform/db/database.js';
 import { EventPublisher } from './platform/events.js';
 import { type CounterStore, MemoryCounterStore, RedisCounterStore } from './platform/rate-limit.js';
 import { ReadCache } from './platform/read-cache.js';
+import { SafeFetcher } from './platform/safe-fetch.js';
 import { WorkerRepository } from './worker/repository.js';
 import { WorkerState } from './worker/state.js';
 
@@ -78,6 +79,8 @@ export interface Services {
   time: TimeService;
   usage: UsageService;
   worker: WorkerState;
+  /** The SSRF-safe fetch of blocklist URLs (DESIGN §8). */
+  safeFetcher: SafeFetcher;
   /** Bearer requests per device per minute (600; over it, 429 with Retry-After). */
   limitDevice(systemId: string): Promise<number | null>;
   limitIp(key: string, max: number, windowMs: number): Promise<number | null>;
@@ -97,6 +100,7 @@ export function buildServices(
   const bus: Bus = config.redisUrl ? new RedisBus(config.redisUrl) : new MemoryBus();
   const events = new EventPublisher(bus, log);
   const cache = new ReadCache(bus);
+  const safeFetcher = new SafeFetcher({ allowCidrs: config.fetchAllowCidrs });
   const queue = new CommandQueue(db.kysely);
   const channel = new AgentChannel(db.kysely, bus, queue, log, timings);
   const access = new AccessService(new AccessRepository(db.kysely), cache);
@@ -222,6 +226,7 @@ export function buildServices(
     usage: new UsageService(usageRepo, access),
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),
+    safeFetcher,
     async limitIp(key, max, windowMs) {
       const window = await counters.hit(`ip:${key}`, windowMs);
       return window.count > max ? Math.ceil((window.resetAt - Date.now()) / 1000) : null;

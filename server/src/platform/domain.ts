@@ -2,11 +2,36 @@ import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { getDomain } from 'tldts';
 
-const LABEL_PATTERN = '(?!-)[a-z0-9-]{1,63}(?<!-)';
-const LABEL = new RegExp(`^${LABEL_PATTERN}$`);
-/** A hostname already in stored form, as agents send nearly every domain: nothing to convert. */
-const STORED_FORM = new RegExp(`^${LABEL_PATTERN}(?:\\.${LABEL_PATTERN})*$`);
-const HAS_LETTER = /[a-z-]/;
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * Whether a hostname is already in stored form, as agents send nearly every domain and lists hold
+ * nearly every entry: lower-case ASCII labels of 1–63 letters, digits and inner hyphens, at most 253
+ * characters, not all digits (IPv4 look-alikes), no punycode (checked the long way). One pass over the
+ * characters, for the million-line lists.
+ */
+export function isStoredDomain(text: string): boolean {
+  const n = text.length;
+  if (n === 0 || n > 253) return false;
+  let label = 0;
+  let letter = false;
+  let prev = 0x2e;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2e) {
+      if (label === 0 || prev === 0x2d) return false;
+      label = 0;
+    } else if ((c >= 0x61 && c <= 0x7a) || c === 0x2d) {
+      if (label === 0 && c === 0x2d) return false;
+      if (++label > 63) return false;
+      letter = true;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (++label > 63) return false;
+    } else return false;
+    prev = c;
+  }
+  return label > 0 && prev !== 0x2d && letter && !text.includes('xn--');
+}
 
 /**
  * A site's domain as Hearth stores it: lower case, IDN in punycode, no port, no trailing dot. IP
@@ -14,8 +39,7 @@ const HAS_LETTER = /[a-z-]/;
  */
 export function normalizeDomain(input: string): string | null {
   // Punycode labels are still checked by domainToASCII below, and all-digit names may be IPv4.
-  if (input.length <= 253 && STORED_FORM.test(input) && !input.includes('xn--') && HAS_LETTER.test(input))
-    return input;
+  if (isStoredDomain(input)) return input;
   let text = input.trim().toLowerCase();
   if (!text || text.length > 300) return null;
   // Tolerate a full URL or host:port from the extension; keep only the host.

@@ -211,6 +211,58 @@ export interface TimePolicySyncTable {
   error: string | null;
 }
 
+/** A household's blocklist (DESIGN §11); its domains are one gzipped text, not a row each. */
+export interface BlocklistSourceTable {
+  id: string;
+  household_id: string;
+  name: string;
+  kind: 'manual' | 'url';
+  url: string | null;
+  format: 'auto' | 'hosts' | 'adblock' | 'domains';
+  detected_format: 'hosts' | 'adblock' | 'domains' | null;
+  domain_count: number;
+  allow_count: number;
+  skipped_lines: number;
+  /** gzip of the sorted, distinct blocked domains joined by "\n". */
+  content: Buffer | null;
+  /** gzip of the list's exceptions (adblock `@@||d^`), the same way. */
+  allow_content: Buffer | null;
+  content_hash: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  last_refreshed_at: string | null;
+  last_attempt_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A child's domain policy: own entries, the grants the last compile took in, the version. */
+export interface DomainPolicyTable {
+  managed_user_id: string;
+  household_id: string;
+  version: number;
+  content_hash: string;
+  domain_count: number;
+  /** JSON arrays. */
+  block_domains: string;
+  allow_domains: string;
+  /** JSON [{id, domain, expires_at}]. */
+  grants: string;
+  updated_at: string;
+  updated_by: string | null;
+  compiled_at: string;
+}
+
+export interface DomainPolicySourceTable {
+  managed_user_id: string;
+  source_id: string;
+  position: number;
+}
+
+/** Delivery of `domain_policy_changed` per mapped (device, account), as TimePolicySyncTable. */
+export type DomainPolicySyncTable = TimePolicySyncTable;
+
 /** A day's running total of one application on one account (usage_report `apps`). */
 export interface UsageAppDayTable {
   system_id: string;
@@ -294,6 +346,10 @@ export interface Database {
   time_adjustment: TimeAdjustmentTable;
   time_schedule: TimeScheduleTable;
   time_policy_sync: TimePolicySyncTable;
+  blocklist_source: BlocklistSourceTable;
+  domain_policy: DomainPolicyTable;
+  domain_policy_source: DomainPolicySourceTable;
+  domain_policy_sync: DomainPolicySyncTable;
   usage_app_day: UsageAppDayTable;
   user_online_account: UserOnlineAccountTable;
   installed_apps_report: InstalledAppsReportTable;

@@ -7,6 +7,7 @@ import * as installedApps from './0005-installed-apps.js';
 import * as decisions from './0006-decisions.js';
 import * as access from './0007-access.js';
 import * as time from './0008-time.js';
+import * as blocklists from './0009-blocklists.js';
 
 /** Every migration, in order. A landed migration is never edited: add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006-decisions': decisions,
   '0007-access': access,
   '0008-time': time,
+  '0009-blocklists': blocklists,
 };
