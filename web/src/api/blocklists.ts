@@ -1,85 +1,40 @@
 // Blocklists and each child's domain policy (DESIGN §11): the household's sources, the child's
 // assignment with their own block and allow lists, whether each device applied it, and the
 // "Why is this blocked?" check. Query hooks and the changes a parent makes, side by side.
+import type {
+  AssignBlocklistsBody,
+  BlocklistFormat,
+  DomainCheckView,
+  DomainMatch,
+  DomainPolicySyncView,
+  DomainPolicyView,
+  PreviewView,
+  SourceRefreshView,
+  SourceView,
+} from '@hearth/protocol';
 import { type QueryClient, useMutation, useQueryClient } from '@tanstack/react-query';
 import { type ApiError, api } from './client';
 import { keys } from './keys';
 import { FALLBACK_REFRESH_MS, type Resource, useResource } from './query';
-import { SYNC_PENDING_REFRESH_MS, type SyncStatusView } from './time';
+import { SYNC_PENDING_REFRESH_MS } from './time';
 import type { ItemList } from './types';
 
 const enc = encodeURIComponent;
 
-export const BLOCKLIST_FORMATS = ['hosts', 'adblock', 'domains'] as const;
-export type BlocklistFormat = (typeof BLOCKLIST_FORMATS)[number];
-export type BlocklistFormatChoice = BlocklistFormat | 'auto';
-
 /** A source as `GET /api/blocklists/sources` lists it. */
-export interface BlocklistSource {
-  id: string;
-  name: string;
-  kind: 'manual' | 'url';
-  url: string | null;
-  /** The format asked for (`auto` included). */
-  format: BlocklistFormatChoice;
-  /** What the last content was read as (what `auto` decided); null before any content. */
-  detected_format: BlocklistFormat | null;
-  domain_count: number;
-  /** Exceptions the list carries (adblock `@@||d^`). */
-  allow_count: number;
-  skipped_lines: number;
-  etag: string | null;
-  last_modified: string | null;
-  last_refreshed_at: string | null;
-  /** The last fetch that ended, well or not; null while a new url source waits for its first. */
-  last_attempt_at: string | null;
-  last_error: string | null;
-  created_at: string;
-}
-
-export type AddSourceBody =
-  | { name: string; kind: 'manual'; domains: string; format: BlocklistFormatChoice }
-  | { name: string; kind: 'url'; url: string; format: BlocklistFormatChoice };
-
-export interface RefreshAnswer {
-  source: BlocklistSource;
-  changed: boolean;
-}
-
-export interface PreviewAnswer {
-  format: BlocklistFormat;
-  first_lines: string[];
-  domain_count: number;
-}
-
+export type BlocklistSource = SourceView;
+export type RefreshAnswer = SourceRefreshView;
+export type PreviewAnswer = PreviewView;
 /** A child's domain policy: `GET /api/managed-users/<id>/blocklists` and the answer of its update. */
-export interface DomainPolicy {
-  managed_user_id: string;
-  version: number;
-  source_ids: string[];
-  block_domains: string[];
-  allow_domains: string[];
-  domain_count: number;
-}
+export type DomainPolicy = DomainPolicyView;
+export type DomainPolicyBody = Required<AssignBlocklistsBody>;
+export type { DomainMatch };
+export type DomainCheck = DomainCheckView;
 
-export type DomainPolicyBody = Pick<DomainPolicy, 'source_ids' | 'block_domains' | 'allow_domains'>;
-
-export interface DomainMatch {
-  kind: 'source' | 'block_domain' | 'allow_domain' | 'grant';
-  /** Whether the rule blocks or allows (a list's adblock exception allows). */
-  action: 'block' | 'allow';
-  rule: string;
-  source_id?: string;
-  source_name?: string;
-  grant_id?: string;
-  expires_at?: string | null;
-}
-
-export interface DomainCheck {
-  domain: string;
-  blocked: boolean;
-  matches: DomainMatch[];
-}
+/** What "Add list" sends: a typed list as one text, or a web address. */
+export type AddSourceBody =
+  | { name: string; kind: 'manual'; domains: string; format: BlocklistFormat }
+  | { name: string; kind: 'url'; url: string; format: BlocklistFormat };
 
 /** A url source the server has neither fetched nor failed to fetch yet: its first download is running. */
 export const isFirstFetch = (s: BlocklistSource) => s.kind === 'url' && s.last_attempt_at === null;
@@ -98,7 +53,7 @@ export const useDomainPolicy = (childId: string): Resource<DomainPolicy> =>
   useResource(keys.domainPolicy(childId), `/api/managed-users/${enc(childId)}/blocklists`);
 
 /** Whether each device applied the latest domain policy; asked every 2 s while one has not answered. */
-export const useDomainSync = (childId: string): Resource<SyncStatusView> =>
+export const useDomainSync = (childId: string): Resource<DomainPolicySyncView> =>
   useResource(keys.domainSync(childId), `/api/user/${enc(childId)}/blocklists/sync-status`, {
     refetchInterval: (data) =>
       data?.items.some((i) => i.status === 'pending') ? SYNC_PENDING_REFRESH_MS : FALLBACK_REFRESH_MS,

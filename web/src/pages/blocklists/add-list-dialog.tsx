@@ -1,5 +1,6 @@
 // "Add list": a list typed or pasted in, or one downloaded from a web address, with a preview of
 // what the address holds (its format, first lines and how many domains) before it is saved.
+import type { BlocklistFormat } from '@hearth/protocol';
 import {
   Alert,
   Button,
@@ -15,12 +16,7 @@ import {
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { type FormEvent, useState } from 'react';
-import {
-  type BlocklistFormatChoice,
-  type BlocklistSource,
-  useAddSource,
-  usePreviewSource,
-} from '../../api/blocklists';
+import { type BlocklistSource, useAddSource, usePreviewSource } from '../../api/blocklists';
 import { fieldErrorsOf } from '../../api/client';
 import { IconAlert, IconPlus, IconSearch } from '../../components/icons';
 import { ErrorAlert } from '../../components/page';
@@ -62,7 +58,7 @@ function AddListForm({
   const [name, setName] = useState('');
   const [domains, setDomains] = useState('');
   const [url, setUrl] = useState('');
-  const [format, setFormat] = useState<BlocklistFormatChoice>('auto');
+  const [format, setFormat] = useState<BlocklistFormat>('auto');
   const [problems, setProblems] = useState<{ name?: string; domains?: string; url?: string }>({});
   const add = useAddSource();
   const preview = usePreviewSource();
@@ -208,7 +204,7 @@ function AddListForm({
           description="Leave it on Detect automatically unless a list is read wrongly."
           data={FORMAT_OPTIONS}
           value={format}
-          onChange={(value) => setFormat((value as BlocklistFormatChoice | null) ?? 'auto')}
+          onChange={(value) => setFormat((value as BlocklistFormat | null) ?? 'auto')}
           allowDeselect={false}
         />
         <ErrorAlert error={addRefusal} title="The list was not added" />

@@ -1,11 +1,12 @@
 // Blocklists in a parent's words: formats, counts, when a list was last downloaded and why a
 // download failed (the server's codes and recorded errors turned into sentences).
-import type { BlocklistFormatChoice, BlocklistSource, DomainMatch } from '../../api/blocklists';
+import type { BlocklistFormat } from '@hearth/protocol';
+import type { BlocklistSource, DomainMatch } from '../../api/blocklists';
 import { ApiError } from '../../api/client';
 import { clockTime } from '../../components/time-bits';
 import { plural, timeAgo } from '../../labels';
 
-export const FORMAT_LABELS: Record<BlocklistFormatChoice, string> = {
+export const FORMAT_LABELS: Record<BlocklistFormat, string> = {
   auto: 'Detect automatically',
   hosts: 'Hosts file',
   adblock: 'Adblock rules',
