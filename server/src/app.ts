@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import { alertRoutes } from './features/alerts/routes.js';
 import { approvalRoutes } from './features/approvals/routes.js';
 import { authRoutes } from './features/auth/routes.js';
+import { blocklistRoutes } from './features/blocklists/routes.js';
 import { dashboardRoutes } from './features/dashboard/routes.js';
 import { deviceRoutes } from './features/devices/routes.js';
 import { eventRoutes } from './features/events/routes.js';
@@ -136,6 +137,7 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   eventRoutes(app, services);
   pairingRoutes(app, services);
   timeRoutes(app, services);
+  blocklistRoutes(app, services);
   await agentChannelRoutes(app, services);
   overlayRoutes(app, config.overlayDir ?? defaultOverlayDir());
 

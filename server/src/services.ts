@@ -16,6 +16,11 @@ import { ApprovalService } from './features/approvals/service.js';
 import { SignupService } from './features/approvals/signup-service.js';
 import { SessionRepository } from './features/auth/repository.js';
 import { AuthService } from './features/auth/service.js';
+import { registerAgentMessages as registerBlocklistMessages } from './features/blocklists/agent-messages.js';
+import { DomainPolicyService } from './features/blocklists/policy.js';
+import { BlocklistRepository } from './features/blocklists/repository.js';
+import { SourceService } from './features/blocklists/sources.js';
+import { ListStore } from './features/blocklists/store.js';
 import { DashboardService } from './features/dashboard/service.js';
 import { registerEnrolment } from './features/devices/enrolment.js';
 import { DeviceRepository, DeviceTokenRepository } from './features/devices/repository.js';
@@ -78,6 +83,10 @@ export interface Services {
   /** Weekly schedules, adjustments, the pause, today's usage and set_time_policy delivery. */
   time: TimeService;
   usage: UsageService;
+  /** Blocklist sources: manual lists and URL lists fetched through the safe fetch (DESIGN §11). */
+  blocklists: SourceService;
+  /** Each child's compiled domain policy, its delivery, the agents' fetch and the domain check. */
+  domainPolicy: DomainPolicyService;
   worker: WorkerState;
   /** The SSRF-safe fetch of blocklist URLs (DESIGN §8). */
   safeFetcher: SafeFetcher;
@@ -115,11 +124,14 @@ export function buildServices(
       if ((await deviceRepo.bySystemId(account.system_id))?.status !== 'approved') continue;
       await devices.command(account.system_id, 'dismiss_overlay', { linux_username: account.linux_username });
       await appPolicy.release(account.system_id, account.linux_username);
+      await domainPolicy.release(account.system_id, account.linux_username);
     }
   };
-  const users = new UserService(userRepo, deviceRepo, access, cache, releaseAccounts, (childId) =>
-    time.mappingAdded(childId),
-  );
+  // A newly mapped account hears the child's current time and domain policies.
+  const users = new UserService(userRepo, deviceRepo, access, cache, releaseAccounts, async (childId) => {
+    await time.mappingAdded(childId);
+    await domainPolicy.mappingAdded(childId);
+  });
   const devices = new DeviceService(
     deviceRepo,
     new DeviceTokenRepository(db),
@@ -152,12 +164,24 @@ export function buildServices(
     events,
     log,
   );
+  const blocklistRepo = new BlocklistRepository(db.kysely);
+  const listStore = new ListStore((id) => blocklistRepo.content(id));
+  const domainPolicy = new DomainPolicyService(blocklistRepo, listStore, access, devices, log);
+  const blocklists = new SourceService(
+    blocklistRepo,
+    listStore,
+    safeFetcher,
+    (childIds) => domainPolicy.sourcesChanged(childIds),
+    log,
+  );
   const approvals = new ApprovalService(
     approvalRepo,
     access,
     events,
     cache,
     (childId, minutes, requestId, parentId) => time.addApprovedTime(childId, minutes, requestId, parentId),
+    // An approved domain_unblock becomes an allow in the child's domain policy at once.
+    (childId) => domainPolicy.grantsChanged(childId),
   );
   const dashboard = new DashboardService(
     access,
@@ -196,6 +220,7 @@ export function buildServices(
     onRecorded: (device, report) => time.onUsageRecorded(device, report.linux_username),
   });
   registerTimeMessages(channel, { time, log });
+  registerBlocklistMessages(channel, { policy: domainPolicy, log });
   registerAlertMessages(channel, { alerts });
   const stopInventoryMessages = registerInventoryMessages(channel, { inventory, appPolicy, log });
   return {
@@ -216,7 +241,9 @@ export function buildServices(
     pairing: new PairingService(householdRepo, config),
     alerts,
     approvals,
-    signups: new SignupService(approvalRepo, access, approvals, cache),
+    signups: new SignupService(approvalRepo, access, approvals, cache, (mappingId) =>
+      domainPolicy.grantRemoved(mappingId),
+    ),
     onlineAccounts: new OnlineAccountService(approvalRepo, access, cache),
     inventory,
     appPolicy,
@@ -224,6 +251,8 @@ export function buildServices(
     dashboard,
     time,
     usage: new UsageService(usageRepo, access),
+    blocklists,
+    domainPolicy,
 
     worker: new WorkerState(new WorkerRepository(db.kysely)),
     safeFetcher,
@@ -237,6 +266,7 @@ export function buildServices(
     },
     async close() {
       stopInventoryMessages();
+      await blocklists.close();
       await channel.close();
       await eventHub.close();
       await cache.close();

@@ -28,6 +28,9 @@ interface World {
   aMappingId: string;
   aRequestId: string;
   aGrantId: string;
+  aSourceId: string;
+  /** A's device's bearer token (its account `ann` is mapped to A's child). */
+  aDeviceToken: string;
 
   bChildId: string;
 }
@@ -343,6 +346,60 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
     );
     assert.equal((await a.client.get(`/api/managed-users/${aChildId}/app-policy`)).body.version, 0);
   },
+  'POST /blocklists/sources/add': async ({ a, b }) => {
+    const made = (await b.client.post('/blocklists/sources/add', { name: 'B list', kind: 'manual' })).body;
+    const ids = (await a.client.get('/api/blocklists/sources')).body.items.map((s: { id: string }) => s.id);
+    assert.ok(!ids.includes(made.id));
+  },
+  'GET /api/blocklists/sources': async ({ b, aSourceId }) => {
+    const ids = (await b.client.get('/api/blocklists/sources')).body.items.map((s: { id: string }) => s.id);
+    assert.ok(!ids.includes(aSourceId));
+  },
+  'PATCH /api/blocklists/sources/:id': async ({ a, b, aSourceId }) => {
+    expect404(
+      await b.client.patch(`/api/blocklists/sources/${aSourceId}`, { name: 'Hijacked' }),
+      'rename list',
+    );
+    const names = (await a.client.get('/api/blocklists/sources')).body.items.map(
+      (s: { name: string }) => s.name,
+    );
+    assert.ok(names.includes('A list'));
+  },
+  'DELETE /api/blocklists/sources/:id': async ({ a, b, aSourceId }) => {
+    expect404(await b.client.delete(`/api/blocklists/sources/${aSourceId}`), 'remove list');
+    const ids = (await a.client.get('/api/blocklists/sources')).body.items.map((s: { id: string }) => s.id);
+    assert.ok(ids.includes(aSourceId));
+  },
+  'POST /blocklists/sources/:id/refresh': async ({ b, aSourceId }) =>
+    expect404(await b.client.post(`/blocklists/sources/${aSourceId}/refresh`), 'refresh list'),
+  'POST /api/blocklists/preview': async ({ b }) => {
+    // Nothing of A's to reach; the fetch opens no door to the server's own network either.
+    const res = await b.client.post('/api/blocklists/preview', { url: 'http://127.0.0.1:9/list.txt' });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'url_not_allowed');
+  },
+  'POST /managed-users/:id/blocklists/update': async ({ a, b, aChildId, aSourceId, bChildId }) => {
+    expect404(
+      await b.client.post(`/managed-users/${aChildId}/blocklists/update`, { source_ids: [] }),
+      'foreign child',
+    );
+    expect404(
+      await b.client.post(`/managed-users/${bChildId}/blocklists/update`, { source_ids: [aSourceId] }),
+      'foreign source',
+    );
+    assert.deepEqual((await a.client.get(`/api/managed-users/${aChildId}/blocklists`)).body.source_ids, [
+      aSourceId,
+    ]);
+  },
+  'GET /api/managed-users/:id/blocklists': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/api/managed-users/${aChildId}/blocklists`), 'domain policy'),
+  'GET /api/user/:id/blocklists/sync-status': async ({ b, aChildId }) =>
+    expect404(await b.client.get(`/api/user/${aChildId}/blocklists/sync-status`), 'domain sync status'),
+  'GET /api/managed-users/:id/domain-check': async ({ b, aChildId }) =>
+    expect404(
+      await b.client.get(`/api/managed-users/${aChildId}/domain-check?domain=a.example`),
+      'domain check',
+    ),
   'GET /api/task-status': async ({ b }) => assert.equal((await b.client.get('/api/task-status')).status, 200),
   'POST /restart-tasks': async ({ b }) => assert.equal((await b.client.post('/restart-tasks')).status, 200),
   'GET /api/pairing/windows/msi': async ({ b }) =>
@@ -356,15 +413,17 @@ const fill = (url: string, w: World) =>
     .replace(':grant_id', w.aGrantId)
     .replace(
       ':id',
-      url.startsWith('/api/household/parents')
-        ? w.aParentId
-        : url.startsWith('/api/alerts')
-          ? w.aAlertId
-          : url.startsWith('/api/mappings')
-            ? w.aMappingId
-            : url.startsWith('/api/approvals')
-              ? w.aRequestId
-              : w.aChildId,
+      url.includes('/blocklists/sources/')
+        ? w.aSourceId
+        : url.startsWith('/api/household/parents')
+          ? w.aParentId
+          : url.startsWith('/api/alerts')
+            ? w.aAlertId
+            : url.startsWith('/api/mappings')
+              ? w.aMappingId
+              : url.startsWith('/api/approvals')
+                ? w.aRequestId
+                : w.aChildId,
     );
 
 for (const db of testDatabases()) {
@@ -414,7 +473,17 @@ for (const db of testDatabases()) {
           kind: 'persistent',
         })
       ).body;
+      const source = (
+        await a.client.post('/blocklists/sources/add', {
+          name: 'A list',
+          kind: 'manual',
+          domains: ['a.example'],
+        })
+      ).body;
+      await a.client.post(`/managed-users/${aChild.id}/blocklists/update`, { source_ids: [source.id] });
       world = {
+        aSourceId: source.id,
+        aDeviceToken: device.secure_token,
         aMappingId: mapping.id,
         aRequestId: request.view.id ?? '',
         aGrantId: grant.id,
@@ -462,6 +531,48 @@ for (const db of testDatabases()) {
         anon.cookie = 'hearth_session=forged-value';
         assert.equal((await anon.request(route.method, fill(route.url, world))).status, 401);
       }
+    });
+
+    test('blocklist routes: malformed input is 400 with the envelope; the agent route needs its own device token', async () => {
+      const { a, aChildId, aSourceId } = world;
+      const bad: [string, string, unknown][] = [
+        ['POST', '/blocklists/sources/add', { name: 'x', kind: 'both' }],
+        ['POST', '/blocklists/sources/add', { kind: 'manual' }],
+        ['PATCH', `/api/blocklists/sources/${aSourceId}`, { name: 42 }],
+        ['POST', '/api/blocklists/preview', { url: '' }],
+        ['POST', '/api/blocklists/preview', {}],
+        ['POST', `/managed-users/${aChildId}/blocklists/update`, { source_ids: 'all' }],
+        [
+          'POST',
+          `/managed-users/${aChildId}/blocklists/update`,
+          { source_ids: [], block_domains: ['not a domain'] },
+        ],
+        ['POST', `/managed-users/${aChildId}/blocklists/update`, { source_ids: [], allow_domains: [7] }],
+        ['GET', `/api/managed-users/${aChildId}/domain-check`, undefined],
+        ['GET', `/api/managed-users/${aChildId}/domain-check?domain=not%20a%20domain`, undefined],
+        ['GET', `/api/managed-users/${aChildId}/domain-check?domain=a.example&extra=1`, undefined],
+      ];
+      for (const [method, url, json] of bad) {
+        const res = await a.client.request(method, url, json === undefined ? {} : { json });
+        assert.equal(res.status, 400, `${method} ${url}: ${res.status} ${res.text}`);
+        assert.equal(res.body.error.code, 'invalid_request', url);
+        assert.equal(typeof res.body.error.message, 'string');
+      }
+      const agent = (token: string | null, query: string) =>
+        fetch(`${world.server.url}/api/agent/domain-policy${query}`, {
+          headers: token ? { authorization: `Bearer ${token}` } : {},
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      assert.equal((await agent(null, '?linux_username=ann')).status, 401);
+      const wrong = await agent('0'.repeat(64), '?linux_username=ann');
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.body.error.code, 'invalid_token');
+      assert.equal((await agent(world.aDeviceToken, '')).status, 400);
+      assert.equal((await agent(world.aDeviceToken, '?linux_username=')).status, 400);
+      // An account the device never reported is not its to ask about.
+      assert.equal((await agent(world.aDeviceToken, '?linux_username=someone-else')).status, 404);
+      const own = await agent(world.aDeviceToken, '?linux_username=ann');
+      assert.equal(own.status, 200);
+      assert.deepEqual(own.body.block, ['a.example']);
     });
 
     test('every state-changing session route answers 403 csrf_failed without the token', async () => {

@@ -30,6 +30,18 @@ export function defaultTasks(services: Services): Task[] {
       everyMs: 60 * 1000,
       run: async () => `dropped ${await services.queue.prune()} expired or undeliverable commands`,
     },
+    {
+      // Each url source is fetched again once its last attempt is a day old (DESIGN §11).
+      name: 'refresh-blocklists',
+      everyMs: 10 * 60 * 1000,
+      run: () => services.blocklists.refreshDue(),
+    },
+    {
+      // An expired (or removed) domain_unblock grant raises the child's domain policy version.
+      name: 'expire-domain-grants',
+      everyMs: 60 * 1000,
+      run: () => services.domainPolicy.expireGrants(),
+    },
   ];
 }
 

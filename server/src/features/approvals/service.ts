@@ -41,6 +41,15 @@ export function approvalView(row: RequestRow): ApprovalView {
   };
 }
 
+/**
+ * When a grant from an approval ends: a one-time grant after 24 hours (or once used); a persistent
+ * domain_unblock grant after `minutes` when the parent gave them, else never.
+ */
+function grantExpiry(type: string, kind: 'once' | 'persistent', minutes: number | undefined): string | null {
+  if (kind === 'once') return onceGrantExpiry();
+  return type === 'domain_unblock' && minutes ? new Date(Date.now() + minutes * 60_000).toISOString() : null;
+}
+
 /** Approval requests other than sign-ups' own checks: agents ask, parents list and decide. */
 export class ApprovalService {
   /** An owner's or admin's count of pending requests, by household (see countPending). */
@@ -53,6 +62,8 @@ export class ApprovalService {
     private readonly cache: ReadCache,
     /** Adds approved minutes for today in the household's zone and pushes the change (the time feature). */
     private readonly addTime: ApprovedTime,
+    /** A domain_unblock grant was made for the child: its domain policy compiles again (blocklists). */
+    private readonly domainGrantMade: (managedUserId: string) => Promise<void> = async () => {},
   ) {
     this.cachedPending = cache.space('approvals-pending');
   }
@@ -199,9 +210,11 @@ export class ApprovalService {
         kind,
         source_request_id: id,
         created_at: creationIso(),
-        expires_at: kind === 'once' ? onceGrantExpiry() : null,
+        expires_at: grantExpiry(row.type, kind, body.minutes),
         consumed_at: null,
       });
+      if (row.type === 'domain_unblock' && row.managed_user_id)
+        await this.domainGrantMade(row.managed_user_id);
     }
     await forgetMapping(this.cache, row.mapping_id);
     await this.announce(actor.householdId, id, 'approval_decided');

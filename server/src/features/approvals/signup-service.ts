@@ -36,6 +36,8 @@ export class SignupService {
     private readonly access: AccessService,
     private readonly approvals: ApprovalService,
     private readonly cache: ReadCache,
+    /** A grant went: a domain_unblock one leaves the child's domain policy (the blocklists feature). */
+    private readonly grantRemoved: (mappingId: string) => Promise<void> = async () => {},
   ) {
     this.cachedFacts = cache.space('signup');
   }
@@ -212,6 +214,7 @@ export class SignupService {
     await this.access.requireMapping(actor, mappingId, 'manage');
     if (!(await this.repo.deleteGrant(mappingId, grantId))) throw notFound('The grant');
     await forgetMapping(this.cache, mappingId);
+    await this.grantRemoved(mappingId);
     return { id: grantId, deleted: true };
   }
 }

@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
+import { PolicySyncRepository } from '../../agent-channel/policy-sync.js';
 import type { Db } from '../../platform/db/database.js';
 import { Prepared } from '../../platform/db/prepared.js';
-import type { Database, TimeAdjustmentTable, TimePolicySyncTable } from '../../platform/db/schema.js';
-
-export type TimeSyncStatus = TimePolicySyncTable['status'];
+import type { Database, TimeAdjustmentTable } from '../../platform/db/schema.js';
 
 export interface ChildRow {
   id: string;
@@ -30,6 +29,8 @@ export interface MappingRow {
 /** Schedules, adjustments, the pause, today's use and delivery state (DESIGN §10): SQL only. */
 export class TimeRepository {
   private readonly db: Kysely<Database>;
+  /** Delivery state of set_time_policy per mapped account. */
+  readonly sync: PolicySyncRepository;
   // The dashboard's reads of every child's schedule, pause and adjustments: prepared.
   private readonly householdChildren: Prepared<
     'household',
@@ -52,6 +53,7 @@ export class TimeRepository {
 
   constructor(database: Db) {
     this.db = database.kysely;
+    this.sync = new PolicySyncRepository(this.db, 'time_policy_sync');
     this.childRead = new Prepared(database, (k, p) =>
       k
         .selectFrom('managed_user as c')
@@ -227,48 +229,6 @@ export class TimeRepository {
       .updateTable('managed_user')
       .set({ paused_until: pausedUntil, updated_at: at })
       .where('id', '=', managedUserId)
-      .execute();
-  }
-
-  syncOf(managedUserId: string) {
-    return this.db
-      .selectFrom('time_policy_sync')
-      .selectAll()
-      .where('managed_user_id', '=', managedUserId)
-      .execute();
-  }
-
-  /** A push of `version` to a mapping began (or cannot be made): never lowers a newer push's row. */
-  async recordPush(row: TimePolicySyncTable): Promise<void> {
-    const { version, status, last_attempt_at, error } = row;
-    await this.db
-      .insertInto('time_policy_sync')
-      .values(row)
-      .onConflict((oc) =>
-        oc
-          .column('mapping_id')
-          .doUpdateSet({ version, status, last_attempt_at, error })
-          .where('time_policy_sync.version', '<=', version),
-      )
-      .execute();
-  }
-
-  /** The agent answered the push of `version`; an answer to an older push changes nothing. */
-  async recordAnswer(
-    mappingId: string,
-    version: number,
-    answer: { status: TimeSyncStatus; applied_version: number | null; error: string | null; at: string },
-  ): Promise<void> {
-    await this.db
-      .updateTable('time_policy_sync')
-      .set({
-        status: answer.status,
-        error: answer.error,
-        last_attempt_at: answer.at,
-        ...(answer.applied_version !== null ? { applied_version: answer.applied_version } : {}),
-      })
-      .where('mapping_id', '=', mappingId)
-      .where('version', '=', version)
       .execute();
   }
 }

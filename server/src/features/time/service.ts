@@ -21,6 +21,7 @@ import {
 } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AgentChannel } from '../../agent-channel/channel.js';
+import { policySupported, syncStatusItems } from '../../agent-channel/policy-sync.js';
 import type { AuthenticatedDevice, CommandResult } from '../../agent-channel/types.js';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
@@ -31,45 +32,16 @@ import { FreshCache } from '../../platform/fresh-cache.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
-import type { ChildRow, MappingRow, TimeRepository, TimeSyncStatus } from './repository.js';
+import type { ChildRow, MappingRow, TimeRepository } from './repository.js';
 
 export const TIME_POLICY_COMMAND = 'set_time_policy';
 /** How long a usage snapshot's reads are reused (see TimeService.kept). */
 const USAGE_FRESH_MS = 1000;
 
-/**
- * The first agent release that takes `set_time_policy` (the same release that takes sign-up checks,
- * DESIGN §6); an older agent's mappings are `unsupported`.
- */
-export const TIME_POLICY_MIN_AGENT = [0, 57, 0] as const;
-/** Platforms whose agent speaks the channel and can enforce a time policy; consoles cannot (yet). */
-const TIME_POLICY_PLATFORMS = new Set(['linux', 'windows', 'android']);
-
 /** The server's own zone: the default of a new household. */
 export function serverTimeZone(): string {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   return zone && isValidTimeZone(zone) ? zone : 'UTC';
-}
-
-function versionAtLeast(version: string | null, min: readonly number[]): boolean {
-  if (!version) return false;
-  const parts = version.split(/[.+-]/).map((p) => Number.parseInt(p, 10));
-  for (let i = 0; i < min.length; i++) {
-    const part = Number.isFinite(parts[i]) ? (parts[i] as number) : 0;
-    if (part !== min[i]) return part > (min[i] as number);
-  }
-  return true;
-}
-
-/** Whether the device behind a mapping can apply a time policy (docs/protocol.md, "set_time_policy"). */
-export function timePolicySupported(device: {
-  platform: string | null;
-  agent_version: string | null;
-}): boolean {
-  return (
-    TIME_POLICY_PLATFORMS.has(device.platform ?? '') &&
-    versionAtLeast(device.agent_version, TIME_POLICY_MIN_AGENT)
-  );
 }
 
 /** A stored weekly schedule (JSON), each day missing or unreadable read as open. */
@@ -429,35 +401,9 @@ export class TimeService {
     const version = Number(child.version ?? 0);
     const [mappings, rows] = await Promise.all([
       this.repo.mappingsOf(managedUserId),
-      this.repo.syncOf(managedUserId),
+      this.repo.sync.syncOf(managedUserId),
     ]);
-    const byMapping = new Map(rows.map((r) => [r.mapping_id, r]));
-    return {
-      managed_user_id: managedUserId,
-      version,
-      // An unenrolled or rejected device never hears from the child again: it leaves the list.
-      items: mappings
-        .filter((m) => m.status === 'approved' || m.status === 'pending')
-        .map((m) => {
-          const row = byMapping.get(m.id);
-          let status: TimeSyncStatus;
-          if (!timePolicySupported(m)) status = 'unsupported';
-          else if (!row) status = version === 0 ? 'synced' : 'pending';
-          else if (Number(row.version) < version) status = 'pending';
-          else status = row.status;
-          return {
-            mapping_id: m.id,
-            system_id: m.system_id,
-            hostname: m.display_name ?? m.hostname,
-            platform: m.platform,
-            linux_username: m.linux_username,
-            status,
-            applied_version: row?.applied_version === null || !row ? null : Number(row.applied_version),
-            last_attempt_at: row?.last_attempt_at ?? null,
-            error: status === 'failed' ? (row?.error ?? null) : null,
-          };
-        }),
-    };
+    return { managed_user_id: managedUserId, version, items: syncStatusItems(version, mappings, rows) };
   }
 
   /**
@@ -510,7 +456,7 @@ export class TimeService {
     const version = Number(child?.version ?? 0);
     if (!child || version === 0) return;
     const synced = new Set(
-      (await this.repo.syncOf(managedUserId))
+      (await this.repo.sync.syncOf(managedUserId))
         .filter((r) => Number(r.version) >= version)
         .map((r) => r.mapping_id),
     );
@@ -542,11 +488,11 @@ export class TimeService {
             last_attempt_at: at,
             error: null,
           };
-          if (!timePolicySupported(m)) {
-            await this.repo.recordPush({ ...row, status: 'unsupported' });
+          if (!policySupported(m)) {
+            await this.repo.sync.recordPush({ ...row, status: 'unsupported' });
             return;
           }
-          await this.repo.recordPush({ ...row, status: 'pending' });
+          await this.repo.sync.recordPush({ ...row, status: 'pending' });
           const args: SetTimePolicyArgs = {
             linux_username: m.linux_username,
             version,
@@ -596,13 +542,13 @@ export class TimeService {
       const data = result.data as { applied_version?: unknown } | undefined;
       const applied = typeof data?.applied_version === 'number' ? data.applied_version : null;
       if (applied === version)
-        return this.repo.recordAnswer(mappingId, version, {
+        return this.repo.sync.recordAnswer(mappingId, version, {
           status: 'synced',
           applied_version: applied,
           error: null,
           at,
         });
-      return this.repo.recordAnswer(mappingId, version, {
+      return this.repo.sync.recordAnswer(mappingId, version, {
         status: 'failed',
         applied_version: applied,
         error:
@@ -615,7 +561,7 @@ export class TimeService {
     if (result.status === 'error') {
       const error =
         typeof result.error === 'string' ? result.error : JSON.stringify(result.error ?? 'failed');
-      return this.repo.recordAnswer(mappingId, version, {
+      return this.repo.sync.recordAnswer(mappingId, version, {
         status: 'failed',
         applied_version: null,
         error: error.slice(0, 500),
