@@ -176,7 +176,7 @@ describe('blocklists and websites', { skip }, () => {
     await dialog.getByTestId('preview').waitFor();
     assert.equal(await dialog.getByTestId('preview-summary').innerText(), 'Hosts file · 3 domains');
     assert.match(
-      await dialog.getByRole('code', { name: 'First lines of the list' }).innerText(),
+      await dialog.getByRole('region', { name: 'First lines of the list' }).innerText(),
       /0\.0\.0\.0 ads\.example\.com\n0\.0\.0\.0 tracker\.example\.net/,
     );
     assert.equal(lists.requests, before + 1, 'the preview fetched the list once');

@@ -97,7 +97,9 @@ function AddListForm({
     preview.mutate(url.trim());
   }
 
-  const shown = preview.data && preview.variables === url.trim() ? preview.data : null;
+  // A preview (or its refusal) belongs to the address it was asked for; typing another hides it.
+  const previewed = preview.variables === url.trim();
+  const shown = preview.data && previewed ? preview.data : null;
 
   return (
     <form onSubmit={submit} noValidate aria-label="Add a list">
@@ -167,7 +169,7 @@ function AddListForm({
               </Text>
             </Group>
             <div aria-live="polite">
-              {preview.error && !preview.isPending ? (
+              {preview.error && previewed && !preview.isPending ? (
                 <Alert
                   color="red"
                   variant="light"
@@ -190,7 +192,9 @@ function AddListForm({
                     block
                     style={{ maxHeight: 240, overflow: 'auto' }}
                     tabIndex={0}
+                    role="region"
                     aria-label="First lines of the list"
+                    data-testid="preview-lines"
                   >
                     {shown.first_lines.join('\n') || '(the list is empty)'}
                   </Code>

@@ -62,11 +62,14 @@ function withReason(sentence: string, reason: string | null | undefined): string
 export function lastErrorText(source: BlocklistSource): string | null {
   const error = source.last_error?.trim();
   if (!error) return null;
-  if (/url_not_allowed|not allowed|private|loopback|refused to fetch/i.test(error)) return NOT_ALLOWED_TEXT;
+  // The server records its own sentence; a refused address gets Hearth's explanation as well.
+  const refused = /not (a )?public|private|not allowed|loopback|only http/i.test(error)
+    ? ` ${NOT_ALLOWED_TEXT}`
+    : '';
   const kept = source.last_refreshed_at
     ? ` Hearth keeps using the ${domainCount(source.domain_count)} from the last good download.`
     : '';
-  return `The last download failed: ${error.replace(/^upstream_failed:?\s*/i, '').replace(/\.$/, '')}.${kept}`;
+  return `The last download failed. ${error.replace(/([^.!?])$/, '$1.')}${refused}${kept}`;
 }
 
 /** "Downloaded 3 h ago", "Downloading for the first time…", "Never downloaded". */
