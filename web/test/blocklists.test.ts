@@ -46,6 +46,11 @@ class ListServer {
   async start(): Promise<string> {
     const server = createServer((req, res) => {
       this.requests += 1;
+      if (req.url === '/gone.txt') {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('not here');
+        return;
+      }
       const etag = `"${Buffer.from(this.body).toString('base64url').slice(-16)}-${this.body.length}"`;
       if (req.headers['if-none-match'] === etag) {
         res.writeHead(304, { etag });
@@ -139,7 +144,7 @@ describe('blocklists and websites', { skip }, () => {
     await lists.close();
   });
 
-  test('a parent adds a pasted list and a previewed list from a web address, refreshes it to an update and to no change', async () => {
+  test('a parent adds a pasted list and a previewed list from a web address, refreshes it to an update and to no change; a list whose address is gone says why', async () => {
     const handle = await openPage(browser, server, { as: owner.client, viewport: DESKTOP });
     const { page } = handle;
     await page.goto(`${server.url}/`);
@@ -199,6 +204,30 @@ describe('blocklists and websites', { skip }, () => {
     await ads.getByRole('button', { name: 'Refresh Ads and trackers' }).click();
     await ads.getByTestId('refresh-result').getByText('No change').waitFor();
     assert.equal(await ads.getByTestId('source-count').innerText(), '4 domains');
+
+    // A list whose address has gone: the card and the refresh say so in words.
+    dialog = await openAddDialog(page);
+    await dialog.getByText('From a web address').click();
+    await dialog.getByRole('textbox', { name: 'Name' }).fill('Gaming sites');
+    await dialog.getByRole('textbox', { name: /^Web address of the list/ }).fill(`${listBase}/gone.txt`);
+    await dialog.getByRole('button', { name: 'Add list' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const gone = card(page, 'Gaming sites');
+    await gone
+      .getByTestId('source-error')
+      .getByText(/^The last download failed\. .*404/)
+      .waitFor();
+    assert.equal(await gone.getByTestId('source-refreshed').innerText(), 'Never downloaded');
+    await gone.getByRole('button', { name: 'Refresh Gaming sites' }).click();
+    await gone
+      .getByTestId('refresh-result')
+      .getByText(/^The website with the list could not be reached or did not send a usable list/)
+      .waitFor();
+
+    // Chromium logs the refresh's 502 (upstream_failed) as a failed load: the answer this test expects.
+    const expected = /status of 502/;
+    assert.equal(handle.problems.filter((p) => expected.test(p)).length, 1);
+    handle.problems.splice(0, handle.problems.length, ...handle.problems.filter((p) => !expected.test(p)));
 
     await screenshot(page, 'blocklists.png');
     await closePage(handle);
