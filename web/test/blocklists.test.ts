@@ -217,7 +217,8 @@ describe('blocklists and websites', { skip }, () => {
       .getByTestId('source-error')
       .getByText(/^The last download failed\. .*404/)
       .waitFor();
-    assert.equal(await gone.getByTestId('source-refreshed').innerText(), 'Never downloaded');
+    assert.equal(await gone.getByTestId('source-count').innerText(), 'Not downloaded yet');
+    assert.equal(await gone.getByTestId('source-refreshed').innerText(), 'Tried just now');
     await gone.getByRole('button', { name: 'Refresh Gaming sites' }).click();
     await gone
       .getByTestId('refresh-result')

@@ -72,12 +72,18 @@ export function lastErrorText(source: BlocklistSource): string | null {
   return `The last download failed. ${error.replace(/([^.!?])$/, '$1.')}${refused}${kept}`;
 }
 
-/** "Downloaded 3 h ago", "Downloading for the first time…", "Never downloaded". */
+/** "Downloaded 3 h ago", "Downloading for the first time…", "Tried 5 min ago" (never downloaded). */
 export function refreshedText(source: BlocklistSource, now = Date.now()): string {
   if (source.kind === 'manual') return `Added ${timeAgo(source.created_at, now)}`;
   if (source.last_refreshed_at) return `Downloaded ${timeAgo(source.last_refreshed_at, now)}`;
   if (source.last_attempt_at === null) return 'Downloading for the first time…';
-  return 'Never downloaded';
+  return `Tried ${timeAgo(source.last_attempt_at, now)}`;
+}
+
+/** "12,345 domains", or that a web list has no content yet. */
+export function sizeText(source: BlocklistSource): string {
+  if (source.kind === 'url' && !source.last_refreshed_at) return 'Not downloaded yet';
+  return domainCount(source.domain_count);
 }
 
 /** The format a list is read as: what `auto` detected, or the one chosen. */

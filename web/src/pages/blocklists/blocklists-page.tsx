@@ -19,7 +19,6 @@ import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import {
   type BlocklistSource,
-  isFirstFetch,
   useBlocklistSources,
   useDeleteSource,
   useRefreshSource,
@@ -27,7 +26,7 @@ import {
 } from '../../api/blocklists';
 import { useUsers } from '../../api/resources';
 import { ConfirmDialog, RenameDialog } from '../../components/dialogs';
-import { IconAlert, IconPlus, IconRefresh, IconShield, IconTrash } from '../../components/icons';
+import { IconAlert, IconBlock, IconPlus, IconRefresh, IconTrash } from '../../components/icons';
 import { ErrorAlert, notifySaved, PageHeader, StaleNotice } from '../../components/page';
 import { exactTime, NAME_MAX_LENGTH } from '../../labels';
 import { useSession } from '../../session';
@@ -41,6 +40,7 @@ import {
   lastErrorText,
   refreshedText,
   refreshResultText,
+  sizeText,
   skippedText,
 } from './blocklist-words';
 
@@ -67,7 +67,8 @@ function SourceCard({ source, canChange }: { source: BlocklistSource; canChange:
   const error = lastErrorText(source);
   const skipped = skippedText(source.skipped_lines);
   const exceptions = exceptionsText(source.allow_count ?? 0);
-  const when = source.kind === 'url' ? source.last_refreshed_at : source.created_at;
+  const when =
+    source.kind === 'url' ? (source.last_refreshed_at ?? source.last_attempt_at) : source.created_at;
   const titleId = `source-${source.id}-title`;
   const refresh = useRefreshWithResult(source);
 
@@ -103,7 +104,7 @@ function SourceCard({ source, canChange }: { source: BlocklistSource; canChange:
         </Group>
         <Group gap="lg" wrap="wrap">
           <Text fw={600} data-testid="source-count">
-            {isFirstFetch(source) ? 'Not downloaded yet' : domainCount(source.domain_count)}
+            {sizeText(source)}
           </Text>
           {when ? (
             <Tooltip label={exactTime(when)}>
@@ -268,7 +269,7 @@ export function BlocklistsPage() {
         {items?.length === 0 ? (
           <Card withBorder radius="lg" py="xl">
             <EmptyState
-              icon={<IconShield size={28} />}
+              icon={<IconBlock size={28} />}
               variant="light"
               title="No lists yet"
               description={
