@@ -31,7 +31,7 @@ import { ChildAvatar } from '../../components/child-bits';
 import { IconAlert, IconArrowLeft } from '../../components/icons';
 import { ErrorAlert, notifySaved, PageHeader } from '../../components/page';
 import { SyncItems } from '../../components/time-bits';
-import { count, domainCount } from '../blocklists/blocklist-words';
+import { count, domainCount, sizeText } from '../blocklists/blocklist-words';
 import { NotFoundPage } from '../not-found-page';
 import { DomainCheckCard } from './domain-check';
 
@@ -113,7 +113,9 @@ function SourceChoices({
             key={s.id}
             value={s.id}
             label={s.name}
-            description={`${domainCount(s.domain_count)}${s.kind === 'url' ? ' · downloaded daily' : ''}`}
+            description={
+              s.kind === 'url' && s.last_refreshed_at ? `${sizeText(s)} · downloaded daily` : sizeText(s)
+            }
           />
         ))}
       </Stack>

@@ -43,7 +43,8 @@ function syncText(sync: SyncStatusView | undefined): { text: string; color: stri
 export function WebsitesSummary({ child }: { child: ManagedUserView }) {
   const policy = useDomainPolicy(child.id);
   const sync = useDomainSync(child.id);
-  const synced = syncText(sync.data);
+  // Nothing set yet (version 0): there is nothing for a device to have.
+  const synced = policy.data?.version ? syncText(sync.data) : null;
 
   return (
     <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="websites-summary-title">
