@@ -153,7 +153,7 @@ export function useSaveDomainPolicy(childId: string) {
     onSuccess: (answer) => {
       cache.setQueryData(keys.domainPolicy(childId), answer);
       void cache.invalidateQueries({ queryKey: keys.domainSync(childId) });
-      void cache.invalidateQueries({ queryKey: ['user', childId, 'domain-check'] });
+      void cache.invalidateQueries({ queryKey: keys.domainChecks(childId) });
     },
   });
 }

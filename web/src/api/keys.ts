@@ -26,6 +26,7 @@ export const keys = {
   /** Whether each of the child's devices applied the latest domain policy. */
   domainSync: (id: string) => ['user', id, 'blocklists-sync'] as const,
   /** "Why is this blocked?" for one domain (`GET /api/managed-users/<id>/domain-check`). */
+  domainChecks: (id: string) => ['user', id, 'domain-check'] as const,
   domainCheck: (id: string, domain: string) => ['user', id, 'domain-check', domain] as const,
   childApps: (id: string) => ['user', id, 'installed-apps'] as const,
   appPolicy: (childId: string) => ['app-policy', childId] as const,
