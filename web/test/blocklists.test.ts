@@ -2,7 +2,8 @@
 // server: a pasted list, a list from a web address served by a loopback HTTP server (previewed, then
 // refreshed to an update and to "no change"), a refused address explained in words and never contacted,
 // rename and removal, a child given lists and their own sites, each device's sync badge reaching
-// "Synced" when the agent applies the policy, and "Why is this blocked?" naming the deciding list; at
+// "Synced" when the agent applies the policy, "Why is this blocked?" naming the deciding list (and an
+// approved unblock request once it is decided elsewhere); at
 // desktop and phone width, and read-only for a member parent.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -14,12 +15,14 @@ import type { TestServer } from '../../server/test/helpers.ts';
 import {
   asDevice,
   assertFitsPhone,
+  assertNotReloaded,
   browserSkipReason,
   Client,
   closeHousehold,
   closePage,
   createAnnAndBen,
   DESKTOP,
+  markPage,
   type Owner,
   openHousehold,
   openPage,
@@ -27,6 +30,7 @@ import {
   PHONE,
   pairFamilyLaptop,
   screenshot,
+  WITHIN_LIVE,
   waitForPath,
 } from './support.ts';
 
@@ -272,7 +276,7 @@ describe('blocklists and websites', { skip }, () => {
     }
   });
 
-  test('a parent gives Ann lists and her own sites; the laptop applies them and the check names the deciding list', async () => {
+  test('a parent gives Ann lists and her own sites; the laptop applies them, the check names the deciding list and follows an approved unblock', async () => {
     const handle = await openPage(browser, server, { as: owner.client, viewport: DESKTOP });
     const { page } = handle;
     await page.goto(`${server.url}/children/${ann.id}`);
@@ -325,6 +329,22 @@ describe('blocklists and websites', { skip }, () => {
     await check.getByRole('button', { name: 'Check' }).click();
     await result.getByTestId('check-verdict').getByText('Blocked').waitFor();
     await screenshot(page, 'websites.png');
+
+    // Ann asks to unblock that site from the laptop; Maria approves it elsewhere. The open check
+    // follows the decision without a reload and names the approved request.
+    await markPage(page);
+    const asked = await asDevice(server, laptop)('POST', '/api/approvals/request', {
+      type: 'domain_unblock',
+      linux_username: 'ann',
+      details: { domain: 'cdn.ads.example.com' },
+    });
+    assert.equal(asked.status, 201, JSON.stringify(asked.body));
+    const approved = await owner.client.post(`/api/approvals/${asked.body.id}/approve`, { grant: 'once' });
+    assert.equal(approved.status, 200, approved.text);
+    await result.getByTestId('check-verdict').getByText('Not blocked').waitFor({ timeout: WITHIN_LIVE });
+    await result.getByText(/An approved request allows cdn\.ads\.example\.com until /).waitFor();
+    await result.getByText(/On the list “Ads and trackers”/).waitFor();
+    await assertNotReloaded(page);
 
     // The child's page sums it up.
     await page.getByRole('link', { name: 'Back to Ann' }).click();
