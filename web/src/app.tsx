@@ -7,6 +7,7 @@ import { HearthMark } from './components/icons';
 import { AccessRequestsPage } from './pages/access-requests-page';
 import { AlertsPage } from './pages/alerts-page';
 import { ChildAppsPage } from './pages/apps/child-apps-page';
+import { BlocklistsPage } from './pages/blocklists/blocklists-page';
 import { ChildPage } from './pages/child/child-page';
 import { ChildrenPage } from './pages/children-page';
 import { DashboardPage } from './pages/dashboard-page';
@@ -20,6 +21,7 @@ import { RoutinePage } from './pages/routine/routine-page';
 import { SettingsPage } from './pages/settings/settings-page';
 import { SetupPage } from './pages/setup-page';
 import { SignupPage } from './pages/signup-page';
+import { WebsitesPage } from './pages/websites/websites-page';
 import { useSession } from './session';
 
 // The Usage page brings the chart library; it loads when a parent opens it.
@@ -118,6 +120,7 @@ export function App() {
         <Route path="children/:id" element={<ChildPage />} />
         <Route path="children/:id/apps" element={<ChildAppsPage />} />
         <Route path="children/:id/routine" element={<RoutinePage />} />
+        <Route path="children/:id/websites" element={<WebsitesPage />} />
         <Route
           path="children/:id/usage"
           element={
@@ -128,6 +131,7 @@ export function App() {
         />
         <Route path="access-requests" element={<AccessRequestsPage />} />
         <Route path="online-accounts" element={<OnlineAccountsPage />} />
+        <Route path="blocklists" element={<BlocklistsPage />} />
         <Route path="alerts" element={<AlertsPage />} />
         <Route path="settings" element={<SettingsPage />} />
         <Route path="*" element={<NotFoundPage />} />

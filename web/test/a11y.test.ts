@@ -264,6 +264,21 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
     const today = (await owner.client.get(`/api/user/${ann.id}/usage`)).body.date as string;
     await recordUsage(server, laptop.systemId, 'ann', today, 45 * 60);
 
+    // A list of the household's, given to Ann with a site of her own, for Blocklists and Websites.
+    const list = await owner.client.post('/blocklists/sources/add', {
+      name: 'Our own list',
+      kind: 'manual',
+      domains: 'games.example.com\nvideo.example.org',
+      format: 'auto',
+    });
+    assert.equal(list.status, 201, list.text);
+    const websites = await owner.client.post(`/managed-users/${ann.id}/blocklists/update`, {
+      source_ids: [list.body.id],
+      block_domains: ['homework-break.example.com'],
+      allow_domains: [],
+    });
+    assert.equal(websites.status, 200, websites.text);
+
     const pages: [string, string][] = [
       ['dashboard', '/'],
       ['access requests', '/access-requests'],
@@ -277,6 +292,8 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       ['child apps', `/children/${ann.id}/apps`],
       ['routine', `/children/${ann.id}/routine`],
       ['usage', `/children/${ann.id}/usage`],
+      ['websites', `/children/${ann.id}/websites`],
+      ['blocklists', '/blocklists'],
       ['online accounts', '/online-accounts'],
       ['settings', '/settings'],
       ['not found', '/no-such-page'],
@@ -294,6 +311,22 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       await page.getByRole('dialog').waitFor();
       await settle(page);
       await check(page, `approve dialog (${width})`);
+      // Adding a list, from a web address.
+      await page.goto(`${server.url}/blocklists`);
+      await settle(page);
+      await page.getByRole('button', { name: 'Add list' }).first().click();
+      await page.getByRole('dialog').getByText('From a web address').click();
+      await settle(page);
+      await check(page, `add list dialog (${width})`);
+      // A website checked on Ann's Websites page.
+      await page.goto(`${server.url}/children/${ann.id}/websites`);
+      await settle(page);
+      await page.getByRole('textbox', { name: 'Website' }).fill('games.example.com');
+      // Enter sends the form without leaving the pointer over the button's hover colour.
+      await page.getByRole('textbox', { name: 'Website' }).press('Enter');
+      await page.getByTestId('check-result').waitFor();
+      await settle(page);
+      await check(page, `website checked (${width})`);
       // A child's request arriving while the dashboard is open shows a notification.
       await gotoLive(page, `${server.url}/`);
       await settle(page);

@@ -33,6 +33,7 @@ describe('navigation', { skip }, () => {
     const pages = [
       { link: 'Access Requests', path: '/access-requests', empty: 'No requests right now' },
       { link: 'Online Accounts', path: '/online-accounts', empty: 'No accounts seen yet' },
+      { link: 'Blocklists', path: '/blocklists', empty: 'No lists yet' },
       { link: 'Alerts', path: '/alerts', empty: 'All quiet' },
     ];
     for (const item of pages) {

@@ -208,10 +208,13 @@ export interface Household {
   owner: Owner;
 }
 
-/** A suite's start: a fresh server, a browser, and Maria's household (the name the screenshots show). */
-export async function openHousehold(): Promise<Household> {
+/**
+ * A suite's start: a fresh server (with `env` added to its configuration), a browser, and Maria's
+ * household (the name the screenshots show).
+ */
+export async function openHousehold(env: Record<string, string> = {}): Promise<Household> {
   assertBuilt();
-  const server = await startTestServer();
+  const server = await startTestServer(undefined, env);
   const browser = await launchBrowser();
   const owner = await createOwner(server, 'maria', 'The Rivera family');
   return { server, browser, owner };

@@ -21,6 +21,13 @@ export const keys = {
   stats: (id: string, days: number) => ['user', id, 'stats', days] as const,
   /** The child's mapping check (`GET /users/validate/<id>`). */
   validation: (id: string) => ['user', id, 'validation'] as const,
+  /** The child's domain policy (`GET /api/managed-users/<id>/blocklists`). */
+  domainPolicy: (id: string) => ['user', id, 'blocklists'] as const,
+  /** Whether each of the child's devices applied the latest domain policy. */
+  domainSync: (id: string) => ['user', id, 'blocklists-sync'] as const,
+  /** "Why is this blocked?" for one domain (`GET /api/managed-users/<id>/domain-check`). */
+  domainChecks: (id: string) => ['user', id, 'domain-check'] as const,
+  domainCheck: (id: string, domain: string) => ['user', id, 'domain-check', domain] as const,
   childApps: (id: string) => ['user', id, 'installed-apps'] as const,
   appPolicy: (childId: string) => ['app-policy', childId] as const,
   appPolicies: () => ['app-policy'] as const,
@@ -42,6 +49,8 @@ export const keys = {
   mappings: () => ['mapping'] as const,
   onlineAccounts: (filters: OnlineAccountFilters) => ['online-accounts', filters] as const,
   parents: () => ['parents'] as const,
+  /** The household's blocklist sources (`GET /api/blocklists/sources`). */
+  blocklists: () => ['blocklists'] as const,
   taskStatus: () => ['task-status'] as const,
   pairingConfig: () => ['pairing-config'] as const,
   provisioningConfig: () => ['provisioning-config'] as const,

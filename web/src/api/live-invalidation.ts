@@ -56,11 +56,19 @@ export const LIVE_INVALIDATIONS: { [K in LiveEventKind]: Invalidates<K> } = {
   alert_created: () => [keys.alerts(), keys.dashboard()],
   access_requested: () => [keys.alerts(), keys.dashboard()],
   approval_created: () => [keys.approvals(), keys.dashboard()],
-  // A decision can add a site to the mapping's sign-up grants.
-  approval_decided: ({ mapping_id }) => [
+  // A decision can add a site to the mapping's sign-up grants; an approved unblock becomes an allow
+  // grant in the child's domain policy (its count, version, device sync and domain checks).
+  approval_decided: ({ mapping_id, managed_user_id, type }) => [
     keys.approvals(),
     keys.dashboard(),
     ...(mapping_id ? [keys.grants(mapping_id), keys.approvalSettings(mapping_id)] : []),
+    ...(type === 'domain_unblock' && managed_user_id
+      ? [
+          keys.domainPolicy(managed_user_id),
+          keys.domainSync(managed_user_id),
+          keys.domainChecks(managed_user_id),
+        ]
+      : []),
   ],
 };
 

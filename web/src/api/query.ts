@@ -86,6 +86,8 @@ export interface ResourceOptions<T = unknown> {
   keepPrevious?: boolean;
   /** How often to ask again instead of the default fallback; a function decides from the last answer. */
   refetchInterval?: number | ((data: T | undefined) => number | false);
+  /** False until there is something to ask (a search not typed yet). */
+  enabled?: boolean;
 }
 
 /** GETs `path` under `key`, in the shape the pages read. */
@@ -96,6 +98,7 @@ export function useResource<T>(key: QueryKey, path: string, options: ResourceOpt
     queryKey: key,
     queryFn: ({ signal }) => getJson<T>(path, signal),
     placeholderData: options.keepPrevious ? keepPreviousData : undefined,
+    enabled: options.enabled ?? true,
     refetchInterval:
       options.refresh === false
         ? false

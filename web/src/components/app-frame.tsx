@@ -23,6 +23,7 @@ import { AccessRequestNotifier } from './access-request-notifier';
 import {
   HearthMark,
   IconBell,
+  IconBlock,
   IconChildren,
   IconDevices,
   IconGlobe,
@@ -46,6 +47,7 @@ const NAV: NavItem[] = [
   { to: '/children', label: 'Children', icon: IconChildren },
   { to: '/access-requests', label: 'Access Requests', icon: IconInbox },
   { to: '/online-accounts', label: 'Online Accounts', icon: IconGlobe },
+  { to: '/blocklists', label: 'Blocklists', icon: IconBlock },
   { to: '/alerts', label: 'Alerts', icon: IconBell },
   { to: '/settings', label: 'Settings', icon: IconSliders },
 ];

@@ -64,6 +64,14 @@ export const IconGlobe = (p: IconProps) => (
   </Icon>
 );
 
+/** A no-entry sign: websites kept out (Blocklists, a child's Websites). */
+export const IconBlock = (p: IconProps) => (
+  <Icon {...p}>
+    <circle cx="12" cy="12" r="8.5" />
+    <path d="m6 6 12 12" />
+  </Icon>
+);
+
 export const IconBell = (p: IconProps) => (
   <Icon {...p}>
     <path d="M6 16V11a6 6 0 0 1 12 0v5l1.5 2h-15z" />

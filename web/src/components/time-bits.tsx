@@ -4,6 +4,7 @@ import { Badge, Button, Group, Menu, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { messageOf } from '../api/client';
 import { usePauseChild } from '../api/mutations';
+import type { Resource } from '../api/query';
 import {
   type SyncStatus,
   type SyncStatusView,
@@ -100,10 +101,10 @@ export function SyncBadge({ status }: { status: SyncStatus }) {
   );
 }
 
-function syncDetail(item: SyncStatusView['items'][number]): string {
+function syncDetail(item: SyncStatusView['items'][number], unsupported: string): string {
   if (item.status === 'failed')
     return item.error ? `The device said: ${item.error}` : 'The device could not apply it.';
-  if (item.status === 'unsupported') return 'This device cannot apply time rules.';
+  if (item.status === 'unsupported') return unsupported;
   if (item.status === 'pending')
     return item.last_attempt_at
       ? `Sent ${exactTime(item.last_attempt_at)}`
@@ -111,9 +112,22 @@ function syncDetail(item: SyncStatusView['items'][number]): string {
   return item.applied_version === null ? '' : `Applied version ${item.applied_version}`;
 }
 
-/** One line per device account of the child: did it apply the latest time rules? */
-export function SyncList({ childId, names }: { childId: string; names?: Map<string, string> }) {
-  const sync = useSyncStatus(childId);
+/**
+ * One line per device account of a child: did it apply the latest rules of one kind (the time rules,
+ * the websites)? `empty` says what happens when no device account is linked yet.
+ */
+export function SyncItems({
+  sync,
+  names,
+  empty,
+  unsupported,
+}: {
+  sync: Resource<SyncStatusView>;
+  names?: Map<string, string>;
+  empty: string;
+  /** Why a device that cannot apply this kind of rule shows "Not supported". */
+  unsupported: string;
+}) {
   const data = sync.data;
   if (sync.error && !data)
     return <ErrorAlert error={sync.error} onRetry={sync.reload} title="Could not load the sync state" />;
@@ -121,7 +135,7 @@ export function SyncList({ childId, names }: { childId: string; names?: Map<stri
   if (!data.items.length) {
     return (
       <Text size="sm" c="dimmed">
-        The routine reaches a device once one of its accounts is linked to the child.
+        {empty}
       </Text>
     );
   }
@@ -134,13 +148,25 @@ export function SyncList({ childId, names }: { childId: string; names?: Map<stri
               {names?.get(item.system_id) ?? deviceName({ hostname: item.hostname })} ({item.linux_username})
             </Text>
             <Text size="xs" c="dimmed">
-              {syncDetail(item)}
+              {syncDetail(item, unsupported)}
             </Text>
           </Stack>
           <SyncBadge status={item.status} />
         </Group>
       ))}
     </Stack>
+  );
+}
+
+/** One line per device account of the child: did it apply the latest time rules? */
+export function SyncList({ childId, names }: { childId: string; names?: Map<string, string> }) {
+  return (
+    <SyncItems
+      sync={useSyncStatus(childId)}
+      names={names}
+      empty="The routine reaches a device once one of its accounts is linked to the child."
+      unsupported="This device cannot apply time rules."
+    />
   );
 }
 

@@ -6,6 +6,7 @@ import { IconArrowLeft } from '../../components/icons';
 import { ErrorAlert, PageHeader } from '../../components/page';
 import { ChildAppsSummary } from '../apps/child-apps-summary';
 import { NotFoundPage } from '../not-found-page';
+import { WebsitesSummary } from '../websites/websites-summary';
 import { ChildActions } from './child-actions';
 import { DevicesSection } from './devices-section';
 import { SpaceCardSection } from './space-card-section';
@@ -61,6 +62,7 @@ function ChildDetails({ id }: { id: string }) {
       <Stack gap="lg">
         <TodaySection child={child} />
         <ChildAppsSummary child={child} />
+        <WebsitesSummary child={child} />
         <SpaceCardSection
           child={child}
           onSaved={(view) =>
