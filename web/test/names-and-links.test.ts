@@ -59,6 +59,10 @@ describe('names, links and removal', { skip }, () => {
       await page.getByRole('heading', { level: 1, name: `Dora ${label}` }).waitFor();
       const form = page.getByRole('form', { name: 'Link a device' });
       const deviceSelect = form.getByRole('combobox', { name: /^Device/ });
+      // The devices load after the page: wait for the approved one before reading the choices.
+      await deviceSelect
+        .locator('option', { hasText: `Den computer ${label} (den-pc-${label})` })
+        .waitFor({ state: 'attached' });
       const options = await deviceSelect.locator('option').allInnerTexts();
       assert.ok(options.includes(`Den computer ${label} (den-pc-${label})`), options.join(' | '));
       assert.ok(!options.some((o) => o.includes(`waiting-${label}`)), 'a pending device is not offered');

@@ -272,13 +272,20 @@ export class SafeFetcher {
         badData = true;
       });
     const maxBytes = this.maxBytes;
+    // A body whose length is announced and not encoded is copied into one buffer of that size as it
+    // arrives, so a 20 MiB list never sits in memory twice (its chunks and their concatenation).
+    const exact = !decoders.length && Number.isFinite(declared) && declared >= 0 ? declared : null;
+    const whole = exact === null ? null : Buffer.allocUnsafe(exact);
     const chunks: Buffer[] = [];
     let total = 0;
     const collect = new Writable({
       write(chunk: Buffer, _encoding, done) {
+        if (total + chunk.length > maxBytes) return done(tooLarge());
+        if (whole && total + chunk.length > whole.length)
+          return done(upstreamFailed(host, 'it sent more than the length it announced'));
+        if (whole) chunk.copy(whole, total);
+        else chunks.push(chunk);
         total += chunk.length;
-        if (total > maxBytes) return done(tooLarge());
-        chunks.push(chunk);
         done();
       },
     });
@@ -289,7 +296,7 @@ export class SafeFetcher {
       if (badData && !signal.aborted) throw upstreamFailed(host, 'its compressed data is damaged');
       throw err;
     }
-    return Buffer.concat(chunks, total);
+    return whole ? whole.subarray(0, total) : Buffer.concat(chunks, total);
   }
 }
 

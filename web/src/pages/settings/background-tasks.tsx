@@ -15,6 +15,8 @@ const TASK_LABELS: Record<string, string> = {
   'prune-idle-sessions': 'Sign out idle sessions',
   'prune-alerts': 'Delete old alerts',
   'expire-command-queue': 'Drop expired device commands',
+  'refresh-blocklists': 'Download blocklists again',
+  'expire-domain-grants': 'End expired website unblocks',
 };
 
 function taskLabel(name: string): string {
