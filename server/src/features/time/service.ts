@@ -37,6 +37,13 @@ import type { ChildRow, MappingRow, TimeRepository } from './repository.js';
 export const TIME_POLICY_COMMAND = 'set_time_policy';
 /** How long a usage snapshot's reads are reused (see TimeService.kept). */
 const USAGE_FRESH_MS = 1000;
+/**
+ * How long one answer of the usage route is given again to the parents asking for the same child,
+ * never past its `next_change_at` (so its state is always the state at that instant): the figures
+ * are the kept snapshot's anyway, and only the projected `next_change_at` of a running limit can be
+ * this much early.
+ */
+const USAGE_ANSWER_MS = 200;
 
 /** The server's own zone: the default of a new household. */
 export function serverTimeZone(): string {
@@ -86,6 +93,8 @@ interface Today {
   usage: Map<string, number>;
   used: number;
   result: TimeRulesResult;
+  /** The last answer made from this snapshot, given again until `until` (see USAGE_ANSWER_MS). */
+  answer?: { view: UsageView; until: number };
 }
 
 /** Today's use per child of a household (the dashboard's one grouped read). */
@@ -288,8 +297,14 @@ export class TimeService {
     await this.access.requireChild(actor, managedUserId, 'view');
     const now = Date.now();
     const kept = this.kept.get(managedUserId, now);
-    if (kept && localDate(now, kept.value.child.timezone) === kept.value.date)
-      return this.usageView(this.reevaluate(kept.value, now));
+    if (kept && localDate(now, kept.value.child.timezone) === kept.value.date) {
+      const answer = kept.value.answer;
+      if (answer && now < answer.until) return answer.view;
+      const view = this.usageView(this.reevaluate(kept.value, now));
+      const next = view.next_change_at === null ? Number.POSITIVE_INFINITY : Date.parse(view.next_change_at);
+      kept.value.answer = { view, until: Math.min(now + USAGE_ANSWER_MS, next) };
+      return view;
+    }
     return this.usageView(await this.kept.load(managedUserId, () => this.today(managedUserId, now), now));
   }
 
