@@ -120,7 +120,8 @@ export const OVERLAY_CSP = "frame-ancestors 'self'; base-uri 'none'; object-src 
 
 /** Security headers on every answer: CSP, framing, no MIME sniffing, no referrer to other sites. */
 export function installSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook, not an async one: it runs on every answer and has nothing to wait for.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const overlay = request.url.startsWith('/overlay/');
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'same-origin');
@@ -128,7 +129,7 @@ export function installSecurityHeaders(app: FastifyInstance): void {
     // A plugin's own policy (the API docs page) is kept.
     if (!reply.hasHeader('content-security-policy'))
       reply.header('content-security-policy', overlay ? OVERLAY_CSP : UI_CSP);
-    return payload;
+    done(null, payload);
   });
 }
 
