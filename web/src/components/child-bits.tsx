@@ -1,6 +1,9 @@
-import { Avatar, Badge, Group, Text } from '@mantine/core';
+import { Anchor, Avatar, Badge, Group, Text } from '@mantine/core';
+import { Link } from 'react-router-dom';
 import type { AgeTier, ManagedUserView } from '../api/types';
 import { AGE_TIER_LABELS, isGone, plural } from '../labels';
+import { NotFoundPage } from '../pages/not-found-page';
+import { IconArrowLeft } from './icons';
 
 const TIER_COLORS: Record<AgeTier, string> = { under8: 'pink', eight12: 'blue', teen: 'violet' };
 const AVATAR_COLORS = ['hearth', 'teal', 'grape', 'blue', 'pink', 'lime', 'cyan', 'yellow'];
@@ -46,5 +49,31 @@ export function ChildTierLine({ child }: { child: Pick<ManagedUserView, 'overlay
         {plural(activeDeviceCount(child.mappings), 'device')}
       </Text>
     </Group>
+  );
+}
+
+/** The link at the top of a child's sub-page (Routine, Usage, Apps, Websites) back to the child. */
+export function BackToChild({ id, name }: { id: string; name?: string }) {
+  return (
+    <Anchor
+      component={Link}
+      to={`/children/${encodeURIComponent(id)}`}
+      size="sm"
+      mb="sm"
+      style={{ display: 'inline-flex', gap: 6 }}
+    >
+      <IconArrowLeft size={16} /> {name ? `Back to ${name}` : 'Back to the child'}
+    </Anchor>
+  );
+}
+
+/** What a child's page or sub-page shows for a child that is missing (or another household's). */
+export function ChildNotFound() {
+  return (
+    <NotFoundPage
+      title="We couldn’t find that child"
+      description="They may have been removed, or the link is not quite right."
+      back={{ to: '/children', label: 'Back to children' }}
+    />
   );
 }

@@ -1,6 +1,5 @@
 import {
   Alert,
-  Anchor,
   Box,
   Button,
   Card,
@@ -29,29 +28,14 @@ import {
   ruleText,
   useShownRows,
 } from '../../components/app-bits';
-import { ChildAvatar } from '../../components/child-bits';
-import { IconAlert, IconArrowLeft, IconCheck, IconDevices, IconRefresh } from '../../components/icons';
+import { BackToChild, ChildAvatar, ChildNotFound } from '../../components/child-bits';
+import { IconAlert, IconCheck, IconDevices, IconRefresh } from '../../components/icons';
 import { ErrorAlert, PageHeader, StaleNotice } from '../../components/page';
-import { NotFoundPage } from '../not-found-page';
 import { deliveryText, PolicySyncCard } from './policy-sync';
 import { RuleButtons, RuleLimitForm, useRuleEditing } from './rule-controls';
 import { type AppPolicyState, useAppPolicy } from './use-app-policy';
 
 type Filter = 'all' | 'ruled';
-
-function BackToChild({ child }: { child: { id: string; name: string } | undefined }) {
-  return (
-    <Anchor
-      component={Link}
-      to={child ? `/children/${encodeURIComponent(child.id)}` : '/children'}
-      size="sm"
-      mb="sm"
-      style={{ display: 'inline-flex', gap: 6 }}
-    >
-      <IconArrowLeft size={16} /> {child ? child.name : 'All children'}
-    </Anchor>
-  );
-}
 
 /** A rule for an app no device reports any more still shows, so it can be changed or removed. */
 function withRuledApps(items: ChildApp[], rules: AppRule[]): ChildApp[] {
@@ -280,20 +264,14 @@ function ChildApps({ id }: { id: string }) {
   );
 
   if (user.error?.code === 'not_found' || inventory.error?.code === 'not_found') {
-    return (
-      <NotFoundPage
-        title="We couldn’t find that child"
-        description="They may have been removed, or the link is not quite right."
-        back={{ to: '/children', label: 'Back to children' }}
-      />
-    );
+    return <ChildNotFound />;
   }
   const loadError = user.error ?? inventory.error ?? state.loadError;
   const policy = state.policy;
   if (!child || !inventory.data || !policy) {
     return (
       <>
-        <BackToChild child={child} />
+        <BackToChild id={id} name={child?.name} />
         {loadError ? (
           <ErrorAlert
             error={loadError}
@@ -318,7 +296,7 @@ function ChildApps({ id }: { id: string }) {
   const empty = items.length === 0;
   return (
     <>
-      <BackToChild child={child} />
+      <BackToChild id={id} name={child?.name} />
       <PageHeader
         title={`${child.name}’s apps`}
         leading={<ChildAvatar name={child.name} size="lg" />}

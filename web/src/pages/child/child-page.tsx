@@ -1,11 +1,10 @@
 import { Anchor, Skeleton, Stack } from '@mantine/core';
 import { Link, useParams } from 'react-router-dom';
 import { useUser } from '../../api/resources';
-import { ChildAvatar, ChildTierLine } from '../../components/child-bits';
+import { ChildAvatar, ChildNotFound, ChildTierLine } from '../../components/child-bits';
 import { IconArrowLeft } from '../../components/icons';
 import { ErrorAlert, PageHeader } from '../../components/page';
 import { ChildAppsSummary } from '../apps/child-apps-summary';
-import { NotFoundPage } from '../not-found-page';
 import { WebsitesSummary } from '../websites/websites-summary';
 import { ChildActions } from './child-actions';
 import { DevicesSection } from './devices-section';
@@ -25,13 +24,7 @@ function ChildDetails({ id }: { id: string }) {
   const child = user.data;
 
   if (user.error?.code === 'not_found') {
-    return (
-      <NotFoundPage
-        title="We couldn’t find that child"
-        description="They may have been removed, or the link is not quite right."
-        back={{ to: '/children', label: 'Back to children' }}
-      />
-    );
+    return <ChildNotFound />;
   }
   if (!child) {
     return (

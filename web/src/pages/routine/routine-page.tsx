@@ -4,7 +4,6 @@
 import { WEEKDAYS, type Weekday } from '@hearth/protocol';
 import {
   Alert,
-  Anchor,
   Button,
   Card,
   Checkbox,
@@ -20,16 +19,15 @@ import {
   UnstyledButton,
 } from '@mantine/core';
 import { useMemo, useState } from 'react';
-import { Link, useParams } from 'react-router-dom';
+import { useParams } from 'react-router-dom';
 import { ApiError, messageOf } from '../../api/client';
 import { useSaveSchedule } from '../../api/mutations';
 import { useUser } from '../../api/resources';
 import { type ScheduleView, useSchedule } from '../../api/time';
-import { ChildAvatar } from '../../components/child-bits';
-import { IconAlert, IconArrowLeft } from '../../components/icons';
+import { BackToChild, ChildAvatar, ChildNotFound } from '../../components/child-bits';
+import { IconAlert } from '../../components/icons';
 import { ErrorAlert, notifySaved, PageHeader } from '../../components/page';
 import { SyncList } from '../../components/time-bits';
-import { NotFoundPage } from '../not-found-page';
 import { DayGrid } from './day-grid';
 import {
   allowedMinutes,
@@ -60,20 +58,6 @@ function todayIn(timezone: string): Weekday {
     // Fall through to the browser's day.
   }
   return WEEKDAYS[(new Date().getDay() + 6) % 7] ?? 'monday';
-}
-
-function BackToChild({ id, name }: { id: string; name?: string }) {
-  return (
-    <Anchor
-      component={Link}
-      to={`/children/${encodeURIComponent(id)}`}
-      size="sm"
-      mb="sm"
-      style={{ display: 'inline-flex', gap: 6 }}
-    >
-      <IconArrowLeft size={16} /> {name ? `Back to ${name}` : 'Back to the child'}
-    </Anchor>
-  );
 }
 
 function LimitControl({
@@ -405,13 +389,7 @@ function RoutineDetails({ id }: { id: string }) {
   const child = user.data;
 
   if (user.error?.code === 'not_found' || schedule.error?.code === 'not_found') {
-    return (
-      <NotFoundPage
-        title="We couldn’t find that child"
-        description="They may have been removed, or the link is not quite right."
-        back={{ to: '/children', label: 'Back to children' }}
-      />
-    );
+    return <ChildNotFound />;
   }
   return (
     <>

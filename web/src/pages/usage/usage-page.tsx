@@ -4,7 +4,6 @@
 import '@mantine/charts/styles.css';
 import { CompositeChart } from '@mantine/charts';
 import {
-  Anchor,
   Avatar,
   Card,
   Grid,
@@ -19,15 +18,13 @@ import {
   VisuallyHidden,
 } from '@mantine/core';
 import { type ReactNode, useState } from 'react';
-import { Link, useParams } from 'react-router-dom';
+import { useParams } from 'react-router-dom';
 import { useUser } from '../../api/resources';
 import { type StatsRange, type TimeStatsView, useTimeStats } from '../../api/time';
-import { ChildAvatar } from '../../components/child-bits';
+import { BackToChild, ChildAvatar, ChildNotFound } from '../../components/child-bits';
 import { PlatformIcon } from '../../components/device-bits';
-import { IconArrowLeft } from '../../components/icons';
 import { ErrorAlert, PageHeader, StaleNotice } from '../../components/page';
 import { formatMinutes } from '../../labels';
-import { NotFoundPage } from '../not-found-page';
 
 const RANGES: StatsRange[] = [7, 14, 30];
 
@@ -190,27 +187,13 @@ function UsageDetails({ id }: { id: string }) {
   const data = stats.data;
 
   if (user.error?.code === 'not_found' || stats.error?.code === 'not_found') {
-    return (
-      <NotFoundPage
-        title="We couldn’t find that child"
-        description="They may have been removed, or the link is not quite right."
-        back={{ to: '/children', label: 'Back to children' }}
-      />
-    );
+    return <ChildNotFound />;
   }
 
   const names = new Map(child?.mappings.map((m) => [m.system_id, m.display_name ?? m.hostname]) ?? []);
   return (
     <>
-      <Anchor
-        component={Link}
-        to={`/children/${encodeURIComponent(id)}`}
-        size="sm"
-        mb="sm"
-        style={{ display: 'inline-flex', gap: 6 }}
-      >
-        <IconArrowLeft size={16} /> {child ? `Back to ${child.name}` : 'Back to the child'}
-      </Anchor>
+      <BackToChild id={id} name={child?.name} />
       <PageHeader
         title={child ? `${child.name}’s usage` : 'Usage'}
         leading={child ? <ChildAvatar name={child.name} size="lg" /> : undefined}

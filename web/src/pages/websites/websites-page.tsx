@@ -27,12 +27,11 @@ import {
 } from '../../api/blocklists';
 import { ApiError, messageOf } from '../../api/client';
 import { useUser } from '../../api/resources';
-import { ChildAvatar } from '../../components/child-bits';
-import { IconAlert, IconArrowLeft } from '../../components/icons';
+import { BackToChild, ChildAvatar, ChildNotFound } from '../../components/child-bits';
+import { IconAlert } from '../../components/icons';
 import { ErrorAlert, notifySaved, PageHeader } from '../../components/page';
 import { SyncItems } from '../../components/time-bits';
 import { count, domainCount, sizeText } from '../blocklists/blocklist-words';
-import { NotFoundPage } from '../not-found-page';
 import { DomainCheckCard } from './domain-check';
 
 /** The lines of a textarea as domains: trimmed, lower case, empty lines and repeats dropped. */
@@ -283,33 +282,13 @@ function WebsitesEditor({
   );
 }
 
-function BackToChild({ id, name }: { id: string; name?: string }) {
-  return (
-    <Anchor
-      component={Link}
-      to={`/children/${encodeURIComponent(id)}`}
-      size="sm"
-      mb="sm"
-      style={{ display: 'inline-flex', gap: 6 }}
-    >
-      <IconArrowLeft size={16} /> {name ? `Back to ${name}` : 'Back to the child'}
-    </Anchor>
-  );
-}
-
 function WebsitesDetails({ id }: { id: string }) {
   const user = useUser(id);
   const policy = useDomainPolicy(id);
   const child = user.data;
 
   if (user.error?.code === 'not_found' || policy.error?.code === 'not_found') {
-    return (
-      <NotFoundPage
-        title="We couldn’t find that child"
-        description="They may have been removed, or the link is not quite right."
-        back={{ to: '/children', label: 'Back to children' }}
-      />
-    );
+    return <ChildNotFound />;
   }
   return (
     <>
