@@ -1,5 +1,7 @@
 import type { ScheduleSyncView } from '@hearth/protocol';
 import type { Kysely } from 'kysely';
+import type { Db } from '../platform/db/database.js';
+import { Prepared } from '../platform/db/prepared.js';
 import type { Database, TimePolicySyncTable } from '../platform/db/schema.js';
 
 // The delivery state of a child's versioned policies (the time policy of DESIGN §10, the domain policy
@@ -44,6 +46,60 @@ export interface SyncMapping {
   platform: string;
   status: string;
   agent_version: string | null;
+}
+
+/** A mapped account with its device, as the policies' delivery and the usage figures read it. */
+export interface MappingRow extends SyncMapping {
+  connected_instance?: string | null;
+  last_seen_at: string | null;
+}
+
+/**
+ * The reads every versioned policy's delivery makes, on every usage report and push: the accounts
+ * mapped to a child with their devices, and which child one device account belongs to. Prepared.
+ */
+export class MappingReads {
+  private readonly ofChild: Prepared<'id', MappingRow>;
+  private readonly ofAccount: Prepared<'system' | 'account', { id: string; managed_user_id: string }>;
+
+  constructor(database: Db) {
+    this.ofChild = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('device_mapping as m')
+        .innerJoin('agent_device as d', 'd.system_id', 'm.system_id')
+        .select([
+          'm.id',
+          'm.system_id',
+          'm.linux_username',
+          'd.hostname',
+          'd.display_name',
+          'd.platform',
+          'd.status',
+          'd.agent_version',
+          'd.connected_instance',
+          'd.last_seen_at',
+        ])
+        .where('m.managed_user_id', '=', p('id'))
+        .orderBy('m.created_at', 'asc'),
+    );
+    this.ofAccount = new Prepared(database, (k, p) =>
+      k
+        .selectFrom('device_mapping')
+        .select(['id', 'managed_user_id'])
+        .where('system_id', '=', p('system'))
+        .where('linux_username', '=', p('account')),
+    );
+  }
+
+  /** The child's mapped accounts, oldest mapping first. */
+  mappingsOf(managedUserId: string): Promise<MappingRow[]> {
+    return this.ofChild.all({ id: managedUserId });
+  }
+
+  /** The mapping of one account on one device, if it belongs to a child. */
+  mappingOf(systemId: string, linuxUsername: string) {
+    return this.ofAccount.first({ system: systemId, account: linuxUsername });
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
 // on the in-memory form (domain-list.ts), loaded once per (source, hash) and cached (store.ts), so a
 // refresh writes one row and a lookup costs a binary search.
 import type { Kysely } from 'kysely';
-import { PolicySyncRepository, type SyncMapping } from '../../agent-channel/policy-sync.js';
+import { MappingReads, PolicySyncRepository, type SyncMapping } from '../../agent-channel/policy-sync.js';
 import type { Db } from '../../platform/db/database.js';
 import { Prepared } from '../../platform/db/prepared.js';
 import type { BlocklistSourceTable, Database, DomainPolicyTable } from '../../platform/db/schema.js';
@@ -46,6 +46,7 @@ export interface StoredContent {
 export class BlocklistRepository {
   /** Delivery state of domain_policy_changed per mapped account. */
   readonly sync: PolicySyncRepository;
+  private readonly mappings: MappingReads;
 
   private readonly db: Kysely<Database>;
   // The domain check and the agents' fetch read these on every call: prepared, built once.
@@ -58,11 +59,11 @@ export class BlocklistRepository {
     'id' | 'type' | 'now',
     { id: string; domain: string | null; expires_at: string | null }
   >;
-  private readonly mappingRead: Prepared<'system' | 'account', { id: string; managed_user_id: string }>;
 
   constructor(database: Db) {
     this.db = database.kysely;
     this.sync = new PolicySyncRepository(this.db, 'domain_policy_sync');
+    this.mappings = new MappingReads(database);
     this.policyRead = new Prepared(database, (k, p) =>
       k.selectFrom('domain_policy').selectAll().where('managed_user_id', '=', p('id')),
     );
@@ -85,13 +86,6 @@ export class BlocklistRepository {
         .where((eb) => eb.or([eb('g.expires_at', 'is', null), eb('g.expires_at', '>', p('now'))]))
         .orderBy('g.created_at', 'asc')
         .orderBy('g.id', 'asc'),
-    );
-    this.mappingRead = new Prepared(database, (k, p) =>
-      k
-        .selectFrom('device_mapping')
-        .select(['id', 'managed_user_id'])
-        .where('system_id', '=', p('system'))
-        .where('linux_username', '=', p('account')),
     );
   }
 
@@ -298,28 +292,12 @@ export class BlocklistRepository {
 
   /** The child's mapped accounts with their device (DESIGN §11 delivery, the sync status). */
   mappingsOf(managedUserId: string): Promise<SyncMapping[]> {
-    return this.db
-      .selectFrom('device_mapping as m')
-      .innerJoin('agent_device as d', 'd.system_id', 'm.system_id')
-      .select([
-        'm.id',
-        'm.system_id',
-        'm.linux_username',
-        'd.hostname',
-        'd.display_name',
-        'd.platform',
-        'd.status',
-        'd.agent_version',
-      ])
-      .where('m.managed_user_id', '=', managedUserId)
-      .orderBy('m.created_at', 'asc')
-      .orderBy('m.id', 'asc')
-      .execute();
+    return this.mappings.mappingsOf(managedUserId);
   }
 
   /** The mapping of an account on a device. */
   mappingOf(systemId: string, linuxUsername: string) {
-    return this.mappingRead.first({ system: systemId, account: linuxUsername });
+    return this.mappings.mappingOf(systemId, linuxUsername);
   }
 
   /** The child a mapping belongs to. */

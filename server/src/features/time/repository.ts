@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { PolicySyncRepository } from '../../agent-channel/policy-sync.js';
+import { MappingReads, type MappingRow, PolicySyncRepository } from '../../agent-channel/policy-sync.js';
 import type { Db } from '../../platform/db/database.js';
 import { Prepared } from '../../platform/db/prepared.js';
 import type { Database, TimeAdjustmentTable } from '../../platform/db/schema.js';
@@ -13,24 +13,12 @@ export interface ChildRow {
   days: string | null;
 }
 
-export interface MappingRow {
-  id: string;
-  system_id: string;
-  linux_username: string;
-  hostname: string;
-  display_name: string | null;
-  platform: string;
-  status: string;
-  agent_version: string | null;
-  connected_instance?: string | null;
-  last_seen_at: string | null;
-}
-
 /** Schedules, adjustments, the pause, today's use and delivery state (DESIGN §10): SQL only. */
 export class TimeRepository {
   private readonly db: Kysely<Database>;
   /** Delivery state of set_time_policy per mapped account. */
   readonly sync: PolicySyncRepository;
+  private readonly mappings: MappingReads;
   // The dashboard's reads of every child's schedule, pause and adjustments: prepared.
   private readonly householdChildren: Prepared<
     'household',
@@ -44,16 +32,15 @@ export class TimeRepository {
   // Every usage report and every usage read: prepared, built once.
   private readonly childRead: Prepared<'id', ChildRow>;
   private readonly adjustmentsRead: Prepared<'id' | 'from', { date: string; seconds: number }>;
-  private readonly mappingsRead: Prepared<'id', MappingRow>;
   private readonly usageRead: Prepared<
     'id' | 'date',
     { system_id: string; linux_username: string; seconds_used: number }
   >;
-  private readonly mappingRead: Prepared<'system' | 'account', { id: string; managed_user_id: string }>;
 
   constructor(database: Db) {
     this.db = database.kysely;
     this.sync = new PolicySyncRepository(this.db, 'time_policy_sync');
+    this.mappings = new MappingReads(database);
     this.childRead = new Prepared(database, (k, p) =>
       k
         .selectFrom('managed_user as c')
@@ -70,26 +57,6 @@ export class TimeRepository {
         .where('date', '>=', p('from'))
         .groupBy('date'),
     );
-    this.mappingsRead = new Prepared(database, (k, p) =>
-      k
-        .selectFrom('device_mapping as m')
-        .innerJoin('agent_device as d', 'd.system_id', 'm.system_id')
-        .select([
-          'm.id',
-          'm.system_id',
-          'm.linux_username',
-          'd.hostname',
-          'd.display_name',
-          'd.platform',
-          'd.status',
-          'd.agent_version',
-          'd.connected_instance',
-          'd.last_seen_at',
-        ])
-        .where('m.managed_user_id', '=', p('id'))
-        .orderBy('m.created_at', 'asc')
-        .orderBy('m.id', 'asc'),
-    );
     this.usageRead = new Prepared(database, (k, p) =>
       k
         .selectFrom('device_mapping as m')
@@ -99,13 +66,6 @@ export class TimeRepository {
         .select(['u.system_id', 'u.linux_username', 'u.seconds_used'])
         .where('m.managed_user_id', '=', p('id'))
         .where('u.date', '=', p('date')),
-    );
-    this.mappingRead = new Prepared(database, (k, p) =>
-      k
-        .selectFrom('device_mapping')
-        .select(['id', 'managed_user_id'])
-        .where('system_id', '=', p('system'))
-        .where('linux_username', '=', p('account')),
     );
     this.householdChildren = new Prepared(database, (k, p) =>
       k
@@ -159,7 +119,7 @@ export class TimeRepository {
 
   /** The child's mapped accounts with their device. */
   mappingsOf(managedUserId: string): Promise<MappingRow[]> {
-    return this.mappingsRead.all({ id: managedUserId });
+    return this.mappings.mappingsOf(managedUserId);
   }
 
   /** The child's use on one date, per mapped account (one join over the child's mappings). */
@@ -169,7 +129,7 @@ export class TimeRepository {
 
   /** The mapping of an account on a device (an answer or a report names the device and the account). */
   mappingOf(systemId: string, linuxUsername: string) {
-    return this.mappingRead.first({ system: systemId, account: linuxUsername });
+    return this.mappings.mappingOf(systemId, linuxUsername);
   }
 
   /** Every child of a household with its schedule and pause (the dashboard: one read). */

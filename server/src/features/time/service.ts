@@ -21,7 +21,7 @@ import {
 } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AgentChannel } from '../../agent-channel/channel.js';
-import { policySupported, syncStatusItems } from '../../agent-channel/policy-sync.js';
+import { type MappingRow, policySupported, syncStatusItems } from '../../agent-channel/policy-sync.js';
 import type { AuthenticatedDevice, CommandResult } from '../../agent-channel/types.js';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
@@ -32,7 +32,7 @@ import { FreshCache } from '../../platform/fresh-cache.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
 import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
-import type { ChildRow, MappingRow, TimeRepository } from './repository.js';
+import type { ChildRow, TimeRepository } from './repository.js';
 
 export const TIME_POLICY_COMMAND = 'set_time_policy';
 /** How long a usage snapshot's reads are reused (see TimeService.kept). */
