@@ -537,6 +537,36 @@ describeWithServer(
       assert.equal((await usage()).state, 'paused');
       await ctx.home.client.post(`/api/managed-users/${child}/resume`);
       assert.equal((await usage()).state, 'ok');
+
+      // Reads in a row: the first makes the answer, the next ones are the same answer given again as
+      // JSON text — the same body and type, with every field of DESIGN §10.
+      const reads = [];
+      for (let i = 0; i < 5; i++) reads.push(await ctx.home.client.get(`/api/user/${child}/usage`));
+      // (next_change_at is a projection from the instant of each answer: it may move between them.)
+      const withoutProjection = ({ next_change_at, ...rest }: Record<string, unknown>) => {
+        assert.ok(next_change_at === null || !Number.isNaN(Date.parse(String(next_change_at))));
+        return rest;
+      };
+      for (const read of reads) {
+        assert.equal(read.status, 200);
+        assert.match(read.headers.get('content-type') ?? '', /^application\/json; charset=utf-8/);
+        assert.deepEqual(withoutProjection(read.body), withoutProjection(reads[0]?.body));
+      }
+      assert.deepEqual(Object.keys(reads[4]?.body).sort(), [
+        'adjustment_seconds',
+        'allowed_now',
+        'date',
+        'devices',
+        'limit_seconds',
+        'managed_user_id',
+        'next_change_at',
+        'paused_until',
+        'remaining_seconds',
+        'state',
+        'timezone',
+        'used_seconds',
+      ]);
+      assert.equal(reads[4]?.body.used_seconds, 400);
     });
   },
 );

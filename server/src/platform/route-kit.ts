@@ -20,6 +20,15 @@ type Request<P extends TSchema, Q extends TSchema, B extends TSchema> = FastifyR
   Body: Static<B>;
 }>;
 
+/**
+ * An answer given to many requests (a kept answer): serialised once, by the route's own serialiser,
+ * and then sent as that text instead of being serialised again for each request.
+ */
+export class KeptAnswer<T> {
+  text: string | null = null;
+  constructor(readonly value: T) {}
+}
+
 /** One route: its OpenAPI summary, what it takes and what it answers. */
 export interface RouteShape<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TSchema> {
   summary: string;
@@ -60,7 +69,11 @@ export function routeGroup<C extends Caller>(
     >(
       url: string,
       shape: RouteShape<P, Q, B, R>,
-      run: (actor: Actor<C>, request: Request<P, Q, B>, reply: FastifyReply) => Promise<Static<R>>,
+      run: (
+        actor: Actor<C>,
+        request: Request<P, Q, B>,
+        reply: FastifyReply,
+      ) => Promise<Static<R> | KeptAnswer<Static<R>>>,
     ): void => {
       const access = shape.access ?? group.access;
       const status = shape.status ?? 200;
@@ -76,7 +89,11 @@ export function routeGroup<C extends Caller>(
         const actor = (access === 'bearer' ? requireDevice(request) : requireSession(request)) as Actor<C>;
         const result = await run(actor, request, reply);
         if (shape.status) reply.code(shape.status);
-        return result;
+        if (!(result instanceof KeptAnswer)) return result;
+        result.text ??= String(reply.serialize(result.value));
+        // A string with a JSON content type is sent as it is, without the serialiser.
+        reply.type('application/json; charset=utf-8');
+        return result.text;
       };
       app.route({
         method,

@@ -30,6 +30,7 @@ import { invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
 import { FreshCache } from '../../platform/fresh-cache.js';
 import { cacheTags, type ReadCache } from '../../platform/read-cache.js';
+import { KeptAnswer } from '../../platform/route-kit.js';
 import type { AccessService } from '../access/service.js';
 import type { DeviceService } from '../devices/service.js';
 import type { ChildRow, TimeRepository } from './repository.js';
@@ -94,7 +95,7 @@ interface Today {
   used: number;
   result: TimeRulesResult;
   /** The last answer made from this snapshot, given again until `until` (see USAGE_ANSWER_MS). */
-  answer?: { view: UsageView; until: number };
+  answer?: { kept: KeptAnswer<UsageView>; until: number };
 }
 
 /** Today's use per child of a household (the dashboard's one grouped read). */
@@ -293,17 +294,18 @@ export class TimeService {
 
   // ——— usage ———
 
-  async usage(actor: SessionAuth, managedUserId: string): Promise<UsageView> {
+  async usage(actor: SessionAuth, managedUserId: string): Promise<UsageView | KeptAnswer<UsageView>> {
     await this.access.requireChild(actor, managedUserId, 'view');
     const now = Date.now();
     const kept = this.kept.get(managedUserId, now);
     if (kept && localDate(now, kept.value.child.timezone) === kept.value.date) {
       const answer = kept.value.answer;
-      if (answer && now < answer.until) return answer.view;
+      if (answer && now < answer.until) return answer.kept;
       const view = this.usageView(this.reevaluate(kept.value, now));
       const next = view.next_change_at === null ? Number.POSITIVE_INFINITY : Date.parse(view.next_change_at);
-      kept.value.answer = { view, until: Math.min(now + USAGE_ANSWER_MS, next) };
-      return view;
+      const reused = new KeptAnswer(view);
+      kept.value.answer = { kept: reused, until: Math.min(now + USAGE_ANSWER_MS, next) };
+      return reused;
     }
     return this.usageView(await this.kept.load(managedUserId, () => this.today(managedUserId, now), now));
   }
