@@ -35,22 +35,23 @@ interface DayPlan {
 
 // A day's plan depends only on the week, the zone, the date and its adjustment. Callers that
 // evaluate the same week again and again (the server's kept snapshot, an agent's enforcement loop)
-// pass the same `days` object, so the plans are kept per object and fall away with it.
-const plans = new WeakMap<object, Map<string, DayPlan>>();
+// pass the same `days` object, so the plans of the last week evaluated are kept (a single entry, so
+// that callers with a new object each time pay nothing to keep a cache they never hit again).
+let plansOf: object | null = null;
+let plans = new Map<string, DayPlan>();
 const MAX_PLANS = 1_000;
 
 function dayPlan(date: string, input: TimeRulesInput): DayPlan {
-  let kept = plans.get(input.days);
-  if (!kept) {
-    kept = new Map();
-    plans.set(input.days, kept);
+  if (plansOf !== input.days) {
+    plansOf = input.days;
+    plans = new Map();
   }
   const key = `${input.timezone} ${date} ${input.adjustments[date] ?? 0}`;
-  const known = kept.get(key);
+  const known = plans.get(key);
   if (known) return known;
-  if (kept.size >= MAX_PLANS) kept.clear();
+  if (plans.size >= MAX_PLANS) plans.clear();
   const plan = makePlan(date, input);
-  kept.set(key, plan);
+  plans.set(key, plan);
   return plan;
 }
 
