@@ -241,14 +241,8 @@ describeWithServer(
       assert.equal((await other.client.get(`/api/schedule-sync-status/${child}`)).status, 404);
     });
 
-    test('a device mapped after a change gets the current policy and reads as synced', async () => {
-      const child = (await ctx.home.client.post('/api/user/create', { name: 'Late' })).body.id;
-      const days = { friday: { limit_minutes: 20, windows: [] } };
-      assert.equal(
-        (await ctx.home.client.post('/weekly-schedule/update', { managed_user_id: child, days })).body
-          .version,
-        1,
-      );
+    /** A new agent with the account "kid", enrolled and approved, not yet linked to any child. */
+    const approvedAgent = async () => {
       const agent = new SimAgent({
         url: ctx.server.wsUrl,
         enrollmentToken: await enrollmentToken(ctx.home),
@@ -260,6 +254,18 @@ describeWithServer(
       const approved = agent.waitFor('pairing_approved');
       await ctx.home.client.post(`/api/device/approve/${agent.systemId}`);
       await approved;
+      return agent;
+    };
+
+    test('a device mapped after a change gets the current policy and reads as synced', async () => {
+      const child = (await ctx.home.client.post('/api/user/create', { name: 'Late' })).body.id;
+      const days = { friday: { limit_minutes: 20, windows: [] } };
+      assert.equal(
+        (await ctx.home.client.post('/weekly-schedule/update', { managed_user_id: child, days })).body
+          .version,
+        1,
+      );
+      const agent = await approvedAgent();
       const pushed = agent.waitFor(isPush);
       const mapping = (
         await ctx.home.client.post(`/managed-users/${child}/mappings/add`, {
@@ -287,17 +293,7 @@ describeWithServer(
         managed_user_id: strict,
         days: week({ limit_minutes: 10, windows: [] }),
       });
-      const agent = new SimAgent({
-        url: ctx.server.wsUrl,
-        enrollmentToken: await enrollmentToken(ctx.home),
-        linuxUsers: [{ username: 'kid' }],
-        record: true,
-      });
-      ctx.agents.push(agent);
-      await agent.connect();
-      const approved = agent.waitFor('pairing_approved');
-      await ctx.home.client.post(`/api/device/approve/${agent.systemId}`);
-      await approved;
+      const agent = await approvedAgent();
       const strictPush = agent.waitFor(isPush);
       const first = (
         await ctx.home.client.post(`/managed-users/${strict}/mappings/add`, {

@@ -1,5 +1,6 @@
 import type { ScheduleSyncView } from '@hearth/protocol';
 import type { Kysely } from 'kysely';
+import { nowIso } from '../platform/clock.js';
 import type { Db } from '../platform/db/database.js';
 import { Prepared } from '../platform/db/prepared.js';
 import type { Database, TimePolicySyncTable } from '../platform/db/schema.js';
@@ -103,6 +104,13 @@ export class MappingReads {
 }
 
 /**
+ * Whether the mapping's device hears the child's policies: approved, or waiting for approval (its
+ * queue is sent once it is approved). An unenrolled or rejected device never hears from the child again.
+ */
+export const hearsPolicies = (m: { status: string }): boolean =>
+  m.status === 'approved' || m.status === 'pending';
+
+/**
  * One item per mapped account on an approved or pending device (an unenrolled or rejected device never
  * hears from the child again: it leaves the list): `synced` when it applied `version`, `pending` while
  * a push of it is on its way, `failed` when the agent answered an error, `unsupported` when it cannot.
@@ -114,27 +122,25 @@ export function syncStatusItems(
   rows: readonly PolicySyncRow[],
 ): SyncStatusItem[] {
   const byMapping = new Map(rows.map((r) => [r.mapping_id, r]));
-  return mappings
-    .filter((m) => m.status === 'approved' || m.status === 'pending')
-    .map((m) => {
-      const row = byMapping.get(m.id);
-      let status: PolicySyncStatus;
-      if (!policySupported(m)) status = 'unsupported';
-      else if (!row) status = version === 0 ? 'synced' : 'pending';
-      else if (Number(row.version) < version) status = 'pending';
-      else status = row.status;
-      return {
-        mapping_id: m.id,
-        system_id: m.system_id,
-        hostname: m.display_name ?? m.hostname,
-        platform: m.platform,
-        linux_username: m.linux_username,
-        status,
-        applied_version: row?.applied_version === null || !row ? null : Number(row.applied_version),
-        last_attempt_at: row?.last_attempt_at ?? null,
-        error: status === 'failed' ? (row?.error ?? null) : null,
-      };
-    });
+  return mappings.filter(hearsPolicies).map((m) => {
+    const row = byMapping.get(m.id);
+    let status: PolicySyncStatus;
+    if (!policySupported(m)) status = 'unsupported';
+    else if (!row) status = version === 0 ? 'synced' : 'pending';
+    else if (Number(row.version) < version) status = 'pending';
+    else status = row.status;
+    return {
+      mapping_id: m.id,
+      system_id: m.system_id,
+      hostname: m.display_name ?? m.hostname,
+      platform: m.platform,
+      linux_username: m.linux_username,
+      status,
+      applied_version: row?.applied_version === null || !row ? null : Number(row.applied_version),
+      last_attempt_at: row?.last_attempt_at ?? null,
+      error: status === 'failed' ? (row?.error ?? null) : null,
+    };
+  });
 }
 
 /** The rows of one policy's sync table: SQL only. */
@@ -151,6 +157,25 @@ export class PolicySyncRepository {
 
   syncOf(managedUserId: string): Promise<PolicySyncRow[]> {
     return this.db.selectFrom(this.t).selectAll().where('managed_user_id', '=', managedUserId).execute();
+  }
+
+  /**
+   * A push of `version` to a mapping begins: recorded as pending, or as unsupported when the device
+   * cannot apply it. Answers whether to send it.
+   */
+  async beginPush(m: SyncMapping, managedUserId: string, version: number): Promise<boolean> {
+    const supported = policySupported(m);
+    await this.recordPush({
+      mapping_id: m.id,
+      managed_user_id: managedUserId,
+      system_id: m.system_id,
+      version,
+      applied_version: null,
+      last_attempt_at: nowIso(),
+      error: null,
+      status: supported ? 'pending' : 'unsupported',
+    });
+    return supported;
   }
 
   /** A push of `version` to a mapping began (or cannot be made): never lowers a newer push's row. */

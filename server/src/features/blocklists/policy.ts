@@ -8,7 +8,7 @@ import type {
   PolicyAppliedMessage,
 } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
-import { policySupported, syncStatusItems } from '../../agent-channel/policy-sync.js';
+import { hearsPolicies, syncStatusItems } from '../../agent-channel/policy-sync.js';
 import type { AuthenticatedDevice, CommandResult } from '../../agent-channel/types.js';
 import type { BearerDevice, SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
@@ -293,22 +293,9 @@ export class DomainPolicyService {
     const mappings = await this.repo.mappingsOf(managedUserId);
     await Promise.all(
       mappings
-        .filter((m) => (m.status === 'approved' || m.status === 'pending') && only(m.id))
+        .filter((m) => hearsPolicies(m) && only(m.id))
         .map(async (m) => {
-          const row = {
-            mapping_id: m.id,
-            managed_user_id: managedUserId,
-            system_id: m.system_id,
-            version,
-            applied_version: null,
-            last_attempt_at: nowIso(),
-            error: null,
-          };
-          if (!policySupported(m)) {
-            await this.repo.sync.recordPush({ ...row, status: 'unsupported' });
-            return;
-          }
-          await this.repo.sync.recordPush({ ...row, status: 'pending' });
+          if (!(await this.repo.sync.beginPush(m, managedUserId, version))) return;
           const args: DomainPolicyChangedArgs = {
             managed_user_id: managedUserId,
             linux_username: m.linux_username,

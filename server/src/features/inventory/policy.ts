@@ -1,4 +1,5 @@
 import type { AppPolicyBody, AppPolicyView, AppRule } from '@hearth/protocol';
+import { hearsPolicies } from '../../agent-channel/policy-sync.js';
 import type { CommandResult } from '../../agent-channel/types.js';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
@@ -37,9 +38,7 @@ export class AppPolicyService {
     const policy = await this.repo.policyOf(managedUserId);
     const sync = await this.repo.syncOf(managedUserId);
     // An unenrolled or rejected device never gets rules again: it leaves the sync list and its counts.
-    const mappings = (await this.repo.mappingsOf(managedUserId)).filter(
-      (m) => m.status === 'approved' || m.status === 'pending',
-    );
+    const mappings = (await this.repo.mappingsOf(managedUserId)).filter(hearsPolicies);
     return {
       managed_user_id: managedUserId,
       version: Number(policy?.version ?? 0),

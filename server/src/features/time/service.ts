@@ -21,7 +21,12 @@ import {
 } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AgentChannel } from '../../agent-channel/channel.js';
-import { type MappingRow, policySupported, syncStatusItems } from '../../agent-channel/policy-sync.js';
+import {
+  hearsPolicies,
+  type MappingRow,
+  policySupported,
+  syncStatusItems,
+} from '../../agent-channel/policy-sync.js';
 import type { AuthenticatedDevice, CommandResult } from '../../agent-channel/types.js';
 import type { SessionAuth } from '../../platform/access.js';
 import { nowIso } from '../../platform/clock.js';
@@ -527,23 +532,9 @@ export class TimeService {
     const adjustments = minutesOf(t.adjustments);
     await Promise.all(
       t.mappings
-        .filter((m) => (m.status === 'approved' || m.status === 'pending') && only(m))
+        .filter((m) => hearsPolicies(m) && only(m))
         .map(async (m) => {
-          const at = nowIso();
-          const row = {
-            mapping_id: m.id,
-            managed_user_id: managedUserId,
-            system_id: m.system_id,
-            version,
-            applied_version: null,
-            last_attempt_at: at,
-            error: null,
-          };
-          if (!policySupported(m)) {
-            await this.repo.sync.recordPush({ ...row, status: 'unsupported' });
-            return;
-          }
-          await this.repo.sync.recordPush({ ...row, status: 'pending' });
+          if (!(await this.repo.sync.beginPush(m, managedUserId, version))) return;
           const args: SetTimePolicyArgs = {
             managed_user_id: managedUserId,
             linux_username: m.linux_username,

@@ -11,7 +11,6 @@ import {
   Group,
   NumberInput,
   SegmentedControl,
-  Skeleton,
   Stack,
   Switch,
   Text,
@@ -22,12 +21,11 @@ import { useMemo, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { ApiError, messageOf } from '../../api/client';
 import { useSaveSchedule } from '../../api/mutations';
-import { useUser } from '../../api/resources';
 import { type ScheduleView, useSchedule } from '../../api/time';
-import { BackToChild, ChildAvatar, ChildNotFound } from '../../components/child-bits';
 import { IconAlert } from '../../components/icons';
-import { ErrorAlert, notifySaved, PageHeader } from '../../components/page';
+import { ErrorAlert, notifySaved } from '../../components/page';
 import { SyncList } from '../../components/time-bits';
+import { ChildEditorPage } from '../child/child-subpage';
 import { DayGrid } from './day-grid';
 import {
   allowedMinutes,
@@ -384,35 +382,20 @@ function RoutineEditor({
 }
 
 function RoutineDetails({ id }: { id: string }) {
-  const user = useUser(id);
-  const schedule = useSchedule(id);
-  const child = user.data;
-
-  if (user.error?.code === 'not_found' || schedule.error?.code === 'not_found') {
-    return <ChildNotFound />;
-  }
+  // The editor starts from the schedule once and keeps the parent's unsaved painting across refreshes.
+  const resource = useSchedule(id);
   return (
-    <>
-      <BackToChild id={id} name={child?.name} />
-      <PageHeader
-        title={child ? `${child.name}’s routine` : 'Routine'}
-        leading={child ? <ChildAvatar name={child.name} size="lg" /> : undefined}
-        description="When a device may be used, and for how long each day. Every device of the child follows it, even offline."
-      />
-      {user.error && !child ? <ErrorAlert error={user.error} onRetry={user.reload} /> : null}
-      {schedule.error && !schedule.data ? (
-        <ErrorAlert error={schedule.error} onRetry={schedule.reload} title="Could not load the routine" />
-      ) : null}
-      {/* The editor starts from the schedule once and keeps the parent's unsaved painting across refreshes. */}
-      {child && schedule.data ? (
-        <RoutineEditor key={child.id} childId={child.id} childName={child.name} schedule={schedule.data} />
-      ) : !user.error && !schedule.error ? (
-        <Stack gap="lg" aria-busy="true">
-          <Skeleton h={48} radius="lg" />
-          <Skeleton h={480} radius="lg" />
-        </Stack>
-      ) : null}
-    </>
+    <ChildEditorPage
+      id={id}
+      resource={resource}
+      noun="routine"
+      description="When a device may be used, and for how long each day. Every device of the child follows it, even offline."
+      skeletonHeight={480}
+    >
+      {(child, schedule) => (
+        <RoutineEditor key={child.id} childId={child.id} childName={child.name} schedule={schedule} />
+      )}
+    </ChildEditorPage>
   );
 }
 

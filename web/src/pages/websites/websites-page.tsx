@@ -26,12 +26,11 @@ import {
   useSaveDomainPolicy,
 } from '../../api/blocklists';
 import { ApiError, messageOf } from '../../api/client';
-import { useUser } from '../../api/resources';
-import { BackToChild, ChildAvatar, ChildNotFound } from '../../components/child-bits';
 import { IconAlert } from '../../components/icons';
-import { ErrorAlert, notifySaved, PageHeader } from '../../components/page';
+import { ErrorAlert, notifySaved } from '../../components/page';
 import { SyncItems } from '../../components/time-bits';
 import { count, domainCount, sizeText } from '../blocklists/blocklist-words';
+import { ChildEditorPage } from '../child/child-subpage';
 import { DomainCheckCard } from './domain-check';
 
 /** The lines of a textarea as domains: trimmed, lower case, empty lines and repeats dropped. */
@@ -283,35 +282,20 @@ function WebsitesEditor({
 }
 
 function WebsitesDetails({ id }: { id: string }) {
-  const user = useUser(id);
-  const policy = useDomainPolicy(id);
-  const child = user.data;
-
-  if (user.error?.code === 'not_found' || policy.error?.code === 'not_found') {
-    return <ChildNotFound />;
-  }
+  // The editor starts from the policy once and keeps the parent's unsaved changes across refreshes.
+  const resource = useDomainPolicy(id);
   return (
-    <>
-      <BackToChild id={id} name={child?.name} />
-      <PageHeader
-        title={child ? `${child.name}’s websites` : 'Websites'}
-        leading={child ? <ChildAvatar name={child.name} size="lg" /> : undefined}
-        description="The websites a child’s devices block, from the household’s lists and your own additions."
-      />
-      {user.error && !child ? <ErrorAlert error={user.error} onRetry={user.reload} /> : null}
-      {policy.error && !policy.data ? (
-        <ErrorAlert error={policy.error} onRetry={policy.reload} title="Could not load the websites" />
-      ) : null}
-      {/* The editor starts from the policy once and keeps the parent's unsaved changes across refreshes. */}
-      {child && policy.data ? (
-        <WebsitesEditor key={child.id} childId={child.id} childName={child.name} policy={policy.data} />
-      ) : !user.error && !policy.error ? (
-        <Stack gap="lg" aria-busy="true">
-          <Skeleton h={48} radius="lg" />
-          <Skeleton h={360} radius="lg" />
-        </Stack>
-      ) : null}
-    </>
+    <ChildEditorPage
+      id={id}
+      resource={resource}
+      noun="websites"
+      description="The websites a child’s devices block, from the household’s lists and your own additions."
+      skeletonHeight={360}
+    >
+      {(child, policy) => (
+        <WebsitesEditor key={child.id} childId={child.id} childName={child.name} policy={policy} />
+      )}
+    </ChildEditorPage>
   );
 }
 
