@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// `hearth-agent`: enroll, run, status, install (DESIGN §14).
+import { parseArgs } from 'node:util';
+import { startDaemon } from './daemon.js';
+import { enroll } from './enroll.js';
+import { createLogger } from './log.js';
+import { agentPaths } from './paths.js';
+import { printStatus } from './status.js';
+import { AGENT_VERSION } from './version.js';
+
+const USAGE = `hearth-agent ${AGENT_VERSION}
+
+Usage:
+  hearth-agent enroll --server URL (--token TOKEN | --qr FILE) [--no-wait]
+  hearth-agent run
+  hearth-agent status [--json]
+  hearth-agent install
+  hearth-agent --version
+
+State lives in /var/lib/hearth-agent (HEARTH_AGENT_STATE_DIR moves it).
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const paths = agentPaths();
+  const log = createLogger();
+  switch (command) {
+    case '--version':
+    case 'version':
+      console.log(AGENT_VERSION);
+      return 0;
+    case 'enroll': {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          server: { type: 'string' },
+          token: { type: 'string' },
+          qr: { type: 'string' },
+          'no-wait': { type: 'boolean' },
+        },
+      });
+      return enroll(paths, log, {
+        server: values.server,
+        token: values.token,
+        qr: values.qr,
+        wait: !values['no-wait'],
+      });
+    }
+    case 'run': {
+      const daemon = await startDaemon({ paths, log });
+      await new Promise<void>((resolve) => {
+        process.once('SIGTERM', resolve);
+        process.once('SIGINT', resolve);
+      });
+      await daemon.stop();
+      return 0;
+    }
+    case 'status': {
+      const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' } } });
+      return printStatus(paths, log, { json: !!values.json });
+    }
+    case 'install': {
+      const { install } = await import('./install.js');
+      return install(paths, log, rest);
+    }
+    case undefined:
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE);
+      return command ? 0 : 2;
+    default:
+      process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: Error) => {
+    process.stderr.write(`hearth-agent: ${err.message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,50 @@
+// `hearth-agent status`: what the agent knows about itself, read from its state directory.
+import { readIdentity, readToken } from './identity.js';
+import type { Logger } from './log.js';
+import type { AgentPaths } from './paths.js';
+import { StateStore } from './state.js';
+import { AGENT_VERSION } from './version.js';
+
+export interface RuntimeStatus {
+  pid: number;
+  connected: boolean;
+  since: string;
+  outbox: number;
+  overlays: { linux_username: string; reason: string; since: string }[];
+}
+
+export function printStatus(paths: AgentPaths, log: Logger, options: { json: boolean }): number {
+  const state = new StateStore(paths.stateDir, log);
+  const identity = readIdentity(state);
+  const runtime = state.read<RuntimeStatus>('status.json');
+  const report = {
+    version: AGENT_VERSION,
+    state_dir: paths.stateDir,
+    server_url: identity?.server_url ?? null,
+    system_id: identity?.system_id ?? null,
+    enrolled: !!identity,
+    approved: !!readToken(state),
+    daemon: runtime,
+  };
+  if (options.json) {
+    console.log(JSON.stringify(report, null, 2));
+    return identity ? 0 : 3;
+  }
+  console.log(`hearth-agent ${AGENT_VERSION}`);
+  if (!identity) {
+    console.log('Not enrolled. Run: hearth-agent enroll --server URL --token TOKEN');
+    return 3;
+  }
+  console.log(`Server:     ${identity.server_url}`);
+  console.log(`System id:  ${identity.system_id}`);
+  console.log(`Approved:   ${report.approved ? 'yes' : 'waiting for a parent'}`);
+  if (runtime) {
+    console.log(
+      `Daemon:     pid ${runtime.pid}, ${runtime.connected ? 'connected' : 'offline'} since ${runtime.since}`,
+    );
+    console.log(`Outbox:     ${runtime.outbox} message(s) waiting`);
+    for (const o of runtime.overlays)
+      console.log(`Overlay:    ${o.linux_username} (${o.reason}) since ${o.since}`);
+  } else console.log('Daemon:     not running');
+  return 0;
+}
