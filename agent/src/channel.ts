@@ -182,7 +182,10 @@ export class Channel extends EventEmitter<ChannelEvents> {
         return;
       case 'pairing_approved': {
         const token = frame.secure_token;
-        if (typeof token !== 'string') return log.warn('pairing_approved without a token ignored');
+        if (typeof token !== 'string') {
+          log.warn('pairing_approved without a token ignored');
+          return;
+        }
         this.emit('approved', token);
         this.becomeAuthenticated();
         return;
@@ -192,7 +195,10 @@ export class Channel extends EventEmitter<ChannelEvents> {
         return;
       default: {
         const push = this.pushes.get(frame.type);
-        if (!push) return log.debug('frame of unknown type ignored', { type: frame.type });
+        if (!push) {
+          log.debug('frame of unknown type ignored', { type: frame.type });
+          return;
+        }
         try {
           push(frame);
         } catch (err) {

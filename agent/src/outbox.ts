@@ -73,8 +73,7 @@ export class Outbox {
     this.flushing = true;
     let sent = 0;
     try {
-      while (this.entries.length) {
-        const entry = this.entries[0]!;
+      for (let entry = this.entries[0]; entry; entry = this.entries[0]) {
         await send(entry.msg);
         // The entry may have been replaced by a newer one with its key while we waited.
         if (this.entries[0]?.seq === entry.seq) this.entries.shift();

@@ -79,11 +79,11 @@ export class AgentProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let partial = '';
-    this.child.stdout!.on('data', (d: Buffer) => {
+    this.child.stdout?.on('data', (d: Buffer) => {
       this.stdout += d.toString();
       this.check();
     });
-    this.child.stderr!.on('data', (d: Buffer) => {
+    this.child.stderr?.on('data', (d: Buffer) => {
       const text = d.toString();
       this.stderr += text;
       partial += text;
@@ -129,7 +129,7 @@ export class AgentProcess {
   waitForLog(msg: string | RegExp, extra: (line: LogLine) => boolean = () => true): Promise<LogLine> {
     const find = () =>
       this.lines.find((l) => (typeof msg === 'string' ? l.msg === msg : msg.test(l.msg)) && extra(l));
-    return this.waitFor(() => !!find(), `log "${msg}"`).then(() => find()!);
+    return this.waitFor(() => !!find(), `log "${msg}"`).then(() => find() as LogLine);
   }
 
   /** Re-checks waiters on a timer as well, for conditions outside the process's output (files). */
