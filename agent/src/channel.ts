@@ -164,7 +164,6 @@ export class Channel extends EventEmitter<ChannelEvents> {
       this.timer = null;
       this.connect();
     }, delay);
-    this.timer.unref?.();
   }
 
   private receive(ws: WebSocket, frame: Frame): void {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `hearth-agent`: enroll, run, status, install (DESIGN §14).
 import { parseArgs } from 'node:util';
-import { startDaemon } from './daemon.js';
+import { startDaemon, waitForIdentity } from './daemon.js';
 import { enroll } from './enroll.js';
 import { createLogger } from './log.js';
 import { agentPaths } from './paths.js';
@@ -47,11 +47,19 @@ async function main(argv: string[]): Promise<number> {
       });
     }
     case 'run': {
-      const daemon = await startDaemon({ paths, log });
-      await new Promise<void>((resolve) => {
-        process.once('SIGTERM', resolve);
-        process.once('SIGINT', resolve);
+      let stopping = false;
+      const stopped = new Promise<void>((resolve) => {
+        const stop = () => {
+          stopping = true;
+          resolve();
+        };
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
       });
+      await Promise.race([waitForIdentity(paths, log), stopped]);
+      if (stopping) return 0;
+      const daemon = await startDaemon({ paths, log });
+      await stopped;
       await daemon.stop();
       return 0;
     }

@@ -1,5 +1,6 @@
 // `hearth-agent run`: the daemon. Builds the context, connects, and starts each part in order.
 import { EventEmitter } from 'node:events';
+import { watch } from 'node:fs';
 import { hostname } from 'node:os';
 import { humanAccounts } from './accounts.js';
 import { Channel } from './channel.js';
@@ -35,6 +36,28 @@ export function defaultModules(): AgentModule[] {
 export function backoffFromEnv(env: NodeJS.ProcessEnv): { baseMs: number; maxMs: number } | undefined {
   const m = /^(\d+),(\d+)$/.exec(env.HEARTH_AGENT_BACKOFF_MS ?? '');
   return m ? { baseMs: Number(m[1]), maxMs: Number(m[2]) } : undefined;
+}
+
+/**
+ * Resolves once the state directory holds an identity: a service installed before its enrolment (or
+ * whose identity file was damaged) waits quietly instead of failing and being restarted in a loop.
+ */
+export function waitForIdentity(paths: AgentPaths, log: Logger): Promise<void> {
+  const state = new StateStore(paths.stateDir, log);
+  state.ensure();
+  if (readIdentity(state)) return Promise.resolve();
+  log.warn('not enrolled yet: waiting for "hearth-agent enroll"', { state_dir: paths.stateDir });
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!readIdentity(state)) return;
+      watcher.close();
+      clearInterval(timer);
+      resolve();
+    };
+    const watcher = watch(paths.stateDir, check);
+    // Some file systems do not report changes; a slow look now and then covers them.
+    const timer = setInterval(check, 30_000);
+  });
 }
 
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {

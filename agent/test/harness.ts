@@ -106,6 +106,11 @@ export class AgentProcess {
     );
   }
 
+  /** Null while the process runs. */
+  get exitCode(): number | null {
+    return this.child.exitCode;
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }
