@@ -86,6 +86,11 @@ export class Channel extends EventEmitter<ChannelEvents> {
     });
   }
 
+  /** Says hello again on a new socket (the accounts changed); the usual back-off applies. */
+  reconnect(reason: string): void {
+    this.ws?.close(1000, reason);
+  }
+
   /** Sends on the authenticated socket; resolves once the socket took the frame. */
   send(frame: Frame): Promise<void> {
     const ws = this.ws;

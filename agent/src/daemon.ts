@@ -1,6 +1,6 @@
 // `hearth-agent run`: the daemon. Builds the context, connects, and starts each part in order.
 import { EventEmitter } from 'node:events';
-import { watch } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import { hostname } from 'node:os';
 import { humanAccounts } from './accounts.js';
 import { Channel } from './channel.js';
@@ -9,7 +9,7 @@ import { domainPolicyModule } from './domain-policy.js';
 import { forgetToken, readIdentity, readToken, writeIdentity, writeToken, wsUrlOf } from './identity.js';
 import type { Logger } from './log.js';
 import { Outbox } from './outbox.js';
-import type { AgentPaths } from './paths.js';
+import { type AgentPaths, underRoot } from './paths.js';
 import { StateStore } from './state.js';
 import { AGENT_VERSION } from './version.js';
 
@@ -175,6 +175,27 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     serverClockOffset: () => clockOffset,
   };
 
+  // Accounts come and go (useradd replaces /etc/passwd): a new hello tells the server the new list.
+  let helloAccounts = JSON.stringify(ctx.accounts());
+  let accountsTimer: NodeJS.Timeout | null = null;
+  const etc = underRoot(paths, '/etc');
+  let passwdWatch: FSWatcher | null = null;
+  try {
+    passwdWatch = watch(etc, (_event, file) => {
+      if (file !== 'passwd' || accountsTimer) return;
+      accountsTimer = setTimeout(() => {
+        accountsTimer = null;
+        const now = JSON.stringify(ctx.accounts());
+        if (now === helloAccounts) return;
+        helloAccounts = now;
+        log.info('the device accounts changed; saying hello again');
+        channel.reconnect('accounts changed');
+      }, 1000);
+    });
+  } catch (err) {
+    log.warn('cannot watch the accounts file', { err });
+  }
+
   channel.onCommand('unenroll', () => {
     log.warn('the server unenrolled this device');
     forgetToken(state);
@@ -203,6 +224,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     outbox,
     async stop() {
       clearInterval(runtimeTimer);
+      passwdWatch?.close();
+      if (accountsTimer) clearTimeout(accountsTimer);
       await channel.stop();
       for (const module of started.reverse()) {
         try {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -79,6 +79,25 @@ describe('hearth-agent enroll and run against the real server', () => {
     const report = JSON.parse(status.stdout);
     assert.equal(report.approved, true);
     assert.equal(report.daemon.connected, true);
+
+    // A new account on the device (useradd replaces /etc/passwd): the server hears of it at once.
+    const passwd = path.join(sys.root, 'etc/passwd');
+    writeFileSync(
+      `${passwd}+`,
+      `${readFileSync(passwd, 'utf8')}cara:x:1003:1003:Cara,,,:/home/cara:/bin/zsh\n`,
+    );
+    renameSync(`${passwd}+`, passwd);
+    await daemon.waitForLog('the device accounts changed; saying hello again');
+    await daemon.waitFor(
+      () => daemon.lines.filter((l) => l.msg === 'connected to the server').length >= 2,
+      'second hello',
+    );
+    const again = await home.client.get(`/api/devices/${identity.system_id}`);
+    assert.deepEqual((again.body.linux_users as { username: string }[]).map((u) => u.username).sort(), [
+      'ann',
+      'ben',
+      'cara',
+    ]);
 
     for (const p of [enrolling, daemon, status]) {
       assert.ok(!p.stderr.includes(secure) && !p.stdout.includes(secure), 'the device token is never logged');
