@@ -16,6 +16,7 @@ import {
 } from './identity.js';
 import type { Logger } from './log.js';
 import type { AgentPaths } from './paths.js';
+import { restartInstalledService } from './service.js';
 import { StateStore } from './state.js';
 import { AGENT_VERSION } from './version.js';
 
@@ -84,6 +85,8 @@ export async function enroll(paths: AgentPaths, log: Logger, options: EnrollOpti
   if (old && old.server_url !== serverUrl) state.remove('token');
   if (readToken(state)) state.remove('token');
   console.log(`Enrolling ${hostname()} with ${serverUrl} (system id ${identity.system_id}).`);
+  // The installed service waits for an identity before it starts; now it has one (or a new one).
+  if (restartInstalledService(paths, log)) console.log('Started the hearth-agent service.');
   if (!options.wait) {
     console.log('The agent service will wait for a parent to approve this device.');
     return 0;

@@ -1,8 +1,129 @@
-// `hearth-agent install`: the systemd unit, native-messaging host manifests and overlay asset.
+// `hearth-agent install`: the program, systemd unit, native-messaging host manifests and overlay page of
+// system-files.ts, for systems without the .deb. Run from the built agent (agent/dist); writes only what
+// differs, so running it again is harmless. `--uninstall` takes it all away again (`--purge` also the
+// state directory, which forgets the enrolment).
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { Logger } from './log.js';
-import type { AgentPaths } from './paths.js';
+import { type AgentPaths, underRoot } from './paths.js';
+import { systemctl, systemdManages } from './service.js';
+import { LIB_DIR, PAYLOAD, SHARE_DIR, type SystemFile, systemFiles, UNIT_NAME } from './system-files.js';
 
-export async function install(_paths: AgentPaths, _log: Logger, _args: string[]): Promise<number> {
-  process.stderr.write('hearth-agent install: not built yet\n');
-  return 1;
+export async function install(paths: AgentPaths, log: Logger, args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { uninstall: { type: 'boolean' }, purge: { type: 'boolean' } },
+  });
+  if (paths.sysroot !== '/') console.log(`System root: ${paths.sysroot}`);
+  if (values.uninstall) return uninstall(paths, log, !!values.purge);
+  if (values.purge) {
+    process.stderr.write('hearth-agent install: --purge goes with --uninstall\n');
+    return 2;
+  }
+
+  const payload = findPayload();
+  if (!payload) {
+    process.stderr.write(
+      'hearth-agent install: run it from the built agent (npm run build -w agent, then ' +
+        'node agent/dist/hearth-agent.mjs install)\n',
+    );
+    return 1;
+  }
+  let written = 0;
+  const files = systemFiles();
+  for (const file of files) {
+    if (place(paths, file, payload)) {
+      written++;
+      console.log(`wrote ${file.path}`);
+    }
+  }
+  console.log(`${written} written, ${files.length - written} already up to date.`);
+  if (systemdManages(paths)) {
+    systemctl(log, 'daemon-reload');
+    systemctl(log, 'enable', UNIT_NAME);
+    // The unit waits for an enrolment (ConditionPathExists), so this starts it only on an enrolled system.
+    systemctl(log, 'restart', UNIT_NAME);
+  } else if (paths.sysroot === '/') {
+    console.log('systemd is not running here: start "hearth-agent run" by other means.');
+  }
+  return 0;
+}
+
+/**
+ * The payload files beside the running program: agent/dist after a build, or /usr/lib/hearth-agent once
+ * installed (whose page is in ../../share/hearth-agent). Null when running from the sources.
+ */
+function findPayload(): Record<keyof typeof PAYLOAD, string> | null {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const beside = (name: string) => path.join(here, name);
+  const page = [
+    beside(PAYLOAD.overlay),
+    path.resolve(here, '../../share/hearth-agent', PAYLOAD.overlay),
+  ].find((p) => existsSync(p));
+  if (!existsSync(beside(PAYLOAD.agent)) || !existsSync(beside(PAYLOAD.nativeHost)) || !page) return null;
+  return { agent: beside(PAYLOAD.agent), nativeHost: beside(PAYLOAD.nativeHost), overlay: page };
+}
+
+/** Puts one file in place; false when it was already as wanted. */
+function place(paths: AgentPaths, file: SystemFile, payload: Record<keyof typeof PAYLOAD, string>): boolean {
+  const dest = underRoot(paths, file.path);
+  mkdirSync(path.dirname(dest), { recursive: true, mode: 0o755 });
+  const existing = lstatSync(dest, { throwIfNoEntry: false });
+  if (file.kind === 'symlink') {
+    if (existing?.isSymbolicLink() && readlinkSync(dest) === file.target) return false;
+    if (existing) rmSync(dest, { force: true });
+    symlinkSync(file.target, dest);
+    return true;
+  }
+  const content = file.kind === 'text' ? Buffer.from(file.text) : readFileSync(payload[file.from]);
+  if (existing?.isFile() && (existing.mode & 0o7777) === file.mode && readFileSync(dest).equals(content))
+    return false;
+  // Beside the target and renamed over it, so a running agent or browser never reads half a file.
+  const tmp = `${dest}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(tmp, content, { mode: file.mode });
+  chmodSync(tmp, file.mode);
+  renameSync(tmp, dest);
+  return true;
+}
+
+function uninstall(paths: AgentPaths, log: Logger, purge: boolean): number {
+  const live = systemdManages(paths);
+  if (live) systemctl(log, 'disable', '--now', UNIT_NAME);
+  for (const file of systemFiles()) {
+    const dest = underRoot(paths, file.path);
+    if (!lstatSync(dest, { throwIfNoEntry: false })) continue;
+    rmSync(dest, { force: true });
+    console.log(`removed ${file.path}`);
+  }
+  // Our own folders go when empty; the browsers' folders are shared with other hosts and stay.
+  for (const dir of [LIB_DIR, SHARE_DIR]) {
+    try {
+      rmdirSync(underRoot(paths, dir));
+    } catch {
+      // absent, or someone else's files are in it
+    }
+  }
+  if (live) systemctl(log, 'daemon-reload');
+  if (purge && existsSync(paths.stateDir)) {
+    rmSync(paths.stateDir, { recursive: true, force: true });
+    console.log(`removed ${paths.stateDir} (this computer's enrolment is forgotten)`);
+  } else if (existsSync(paths.stateDir)) {
+    console.log(`kept ${paths.stateDir} (the enrolment); --purge removes it`);
+  }
+  return 0;
 }

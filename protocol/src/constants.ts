@@ -47,3 +47,14 @@ export const LIMITS = {
 export const SESSION_COOKIE = 'hearth_session';
 export const CSRF_HEADER = 'x-csrftoken';
 export const CSRF_FIELD = 'csrf_token';
+
+/**
+ * The browser extension's public key (base64 DER SubjectPublicKeyInfo, RSA-2048). The extension's
+ * manifest carries it as `key`, which fixes its ID so the native host manifests can name it.
+ */
+export const EXTENSION_PUBLIC_KEY =
+  'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAw94IsSMsLCkZgSPjO4/vN+pJoKttFtroSTMF51TBtWf2UMW4iBMtWjzFdPtmqCRV2W1qOKKgOQDo6cUYc51Cu80T7SPetcSVWkwzLCUdH604D1IXJ+5l/m8SFxe+8EUdpndLM0/UohpTxS0EXxRwS0olPrsKQR/DVkGCjXeNq490VEszUVOkHTuFlvoksY09TqCgGx0SlShlE8Dcx0/phBV1xeCnI/iK8vIFiO04jsg9wzajY3Gp1xKhlLBeaoA/96zIWLZw4h1StVzy+cc1IvzCp91zd/jxokdGaO9MJdlXPjKs6KsITmTe/DKfyiIwSgY+st5HDUWdazw+jql8+QIDAQAB';
+/** Chromium's ID for that key: the first 16 bytes of SHA-256 of the DER key, hex digits 0-f → a-p. */
+export const EXTENSION_ID = 'eddcfmgglegjhjheeojpncfhekfifdjo';
+/** The extension's native messaging host (DESIGN §14). */
+export const NATIVE_HOST_NAME = 'com.hearth.agent';
