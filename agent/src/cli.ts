@@ -20,6 +20,23 @@ Usage:
 State lives in /var/lib/hearth-agent (HEARTH_AGENT_STATE_DIR moves it).
 `;
 
+/**
+ * `--token -abc…` is one option with its value: enrolment tokens are base64url and may start with a
+ * dash, which parseArgs would otherwise take for another option.
+ */
+function joinOptionValues(args: string[], names: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    if (names.includes(arg.replace(/^--/, '')) && arg.startsWith('--') && next !== undefined) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const paths = agentPaths();
@@ -31,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'enroll': {
       const { values } = parseArgs({
-        args: rest,
+        args: joinOptionValues(rest, ['server', 'token', 'qr']),
         options: {
           server: { type: 'string' },
           token: { type: 'string' },
@@ -47,19 +64,15 @@ async function main(argv: string[]): Promise<number> {
       });
     }
     case 'run': {
-      let stopping = false;
-      const stopped = new Promise<void>((resolve) => {
-        const stop = () => {
-          stopping = true;
-          resolve();
-        };
-        process.once('SIGTERM', stop);
-        process.once('SIGINT', stop);
-      });
-      await Promise.race([waitForIdentity(paths, log), stopped]);
-      if (stopping) return 0;
+      const stopping = new AbortController();
+      const stop = () => stopping.abort();
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      await waitForIdentity(paths, log, stopping.signal);
+      if (stopping.signal.aborted) return 0;
       const daemon = await startDaemon({ paths, log });
-      await stopped;
+      if (!stopping.signal.aborted)
+        await new Promise((resolve) => stopping.signal.addEventListener('abort', resolve, { once: true }));
       await daemon.stop();
       return 0;
     }

@@ -42,21 +42,24 @@ export function backoffFromEnv(env: NodeJS.ProcessEnv): { baseMs: number; maxMs:
  * Resolves once the state directory holds an identity: a service installed before its enrolment (or
  * whose identity file was damaged) waits quietly instead of failing and being restarted in a loop.
  */
-export function waitForIdentity(paths: AgentPaths, log: Logger): Promise<void> {
+export function waitForIdentity(paths: AgentPaths, log: Logger, signal?: AbortSignal): Promise<void> {
   const state = new StateStore(paths.stateDir, log);
   state.ensure();
   if (readIdentity(state)) return Promise.resolve();
   log.warn('not enrolled yet: waiting for "hearth-agent enroll"', { state_dir: paths.stateDir });
   return new Promise((resolve) => {
-    const check = () => {
-      if (!readIdentity(state)) return;
+    const done = () => {
       watcher.close();
       clearInterval(timer);
       resolve();
     };
+    const check = () => {
+      if (readIdentity(state)) done();
+    };
     const watcher = watch(paths.stateDir, check);
     // Some file systems do not report changes; a slow look now and then covers them.
     const timer = setInterval(check, 30_000);
+    signal?.addEventListener('abort', done, { once: true });
   });
 }
 

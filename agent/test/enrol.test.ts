@@ -107,4 +107,21 @@ describe('hearth-agent enroll and run against the real server', () => {
       );
     }
   });
+
+  test('an enrolment token that starts with a dash is taken as the token, not as an option', async () => {
+    const other = makeSysroot([{ username: 'ann', uid: 1000 }]);
+    try {
+      const p = new AgentProcess(
+        ['enroll', '--server', server.url, '--token', '-Ab_9', '--no-wait'],
+        agentEnv(other),
+      );
+      running.push(p);
+      assert.equal(await p.exited, 0, p.stderr);
+      const kept = JSON.parse(readFileSync(path.join(other.stateDir, 'identity.json'), 'utf8')).data;
+      assert.equal(kept.enrollment_token, '-Ab_9');
+      assert.equal(kept.server_url, server.url);
+    } finally {
+      other.cleanup();
+    }
+  });
 });
