@@ -46,6 +46,11 @@ describe('the Linux agent in the admin UI', { skip }, () => {
       // The agent is pointed at the address the QR carries, as the agent itself reads it.
       const serverUrl = config.ws_url.replace(/^ws/, 'http').replace(/\/ws$/, '');
       assert.equal(serverUrl, server.url);
+      // A base64url token may start with a dash; the command then joins it to its option.
+      const token = config.enrollment_token.startsWith('-')
+        ? `--token=${config.enrollment_token}`
+        : `--token ${config.enrollment_token}`;
+      const enroll = `sudo hearth-agent enroll --server ${server.url} ${token}`;
       const handle = await openPage(browser, server, { as: owner.client, viewport });
       const { page, context } = handle;
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
@@ -57,7 +62,7 @@ describe('the Linux agent in the admin UI', { skip }, () => {
       await commands.first().waitFor();
       assert.deepEqual(await commands.allTextContents(), [
         `sudo apt install ./hearth-agent_${version}_all.deb`,
-        `sudo hearth-agent enroll --server ${server.url} --token ${config.enrollment_token}`,
+        enroll,
         'sudo hearth-agent enroll --qr hearth-pairing.png',
       ]);
       assert.equal(await linux.getByTestId('copy-command').count(), 3);
@@ -69,10 +74,7 @@ describe('the Linux agent in the admin UI', { skip }, () => {
 
       await linux.getByRole('button', { name: 'Copy: 2. Pair it with this household' }).click();
       await page.getByText('Copied', { exact: true }).waitFor();
-      assert.equal(
-        await page.evaluate(() => navigator.clipboard.readText()),
-        `sudo hearth-agent enroll --server ${server.url} --token ${config.enrollment_token}`,
-      );
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), enroll);
       // The page's other content stays: the QR code, the pairing details, the Android tab.
       await page.getByRole('img', { name: 'Pairing QR code for The Rivera family' }).waitFor();
       await page.getByRole('textbox', { name: 'Enrollment token' }).waitFor();
@@ -86,6 +88,24 @@ describe('the Linux agent in the admin UI', { skip }, () => {
       await closePage(handle);
     });
   }
+
+  test('a token that starts with a dash is joined to its option, so the agent does not take it for one', async () => {
+    await server.services.db.kysely
+      .updateTable('household')
+      .set({ enrollment_token: '-starts-with-a-dash_0123456789abcdef' })
+      .where('id', '=', owner.householdId)
+      .execute();
+    const handle = await openPage(browser, server, { as: owner.client });
+    const { page } = handle;
+    await page.goto(`${server.url}/devices/add`);
+    const linux = page.getByRole('region', { name: 'Linux computer' });
+    await linux
+      .getByText(
+        `sudo hearth-agent enroll --server ${server.url} --token=-starts-with-a-dash_0123456789abcdef`,
+      )
+      .waitFor();
+    await closePage(handle);
+  });
 
   test('the device page shows the agent, its accounts and whether Hearth Space is showing, live', async () => {
     const laptop = await pairAgent(

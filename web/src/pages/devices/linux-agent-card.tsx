@@ -32,10 +32,19 @@ export function shellWord(value: string): string {
   return /^[A-Za-z0-9._~:/@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+/**
+ * `--name value`, or `--name=value` when the value starts with a dash (a base64url token may): the
+ * agent's argument parser would take `--token -x…` for a missing value.
+ */
+export function option(name: string, value: string): string {
+  const word = shellWord(value);
+  return value.startsWith('-') ? `--${name}=${word}` : `--${name} ${word}`;
+}
+
 export function linuxCommands(config: PairingConfig, version: string) {
   return {
     install: `sudo apt install ./hearth-agent_${version}_all.deb`,
-    enroll: `sudo hearth-agent enroll --server ${shellWord(serverUrlOf(config))} --token ${shellWord(config.enrollment_token)}`,
+    enroll: `sudo hearth-agent enroll ${option('server', serverUrlOf(config))} ${option('token', config.enrollment_token)}`,
     enrollQr: `sudo hearth-agent enroll --qr ${QR_FILE}`,
   };
 }
