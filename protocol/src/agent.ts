@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { type AGE_TIERS, type OVERLAY_CONTEXTS, type OVERLAY_REASONS, PLATFORMS } from './constants.js';
+import { type AGE_TIERS, OVERLAY_CONTEXTS, OVERLAY_REASONS, PLATFORMS } from './constants.js';
 import type { WeeklyDays } from './time/types.js';
 
 /** Agent channel (WebSocket /ws; docs/protocol.md). Every frame is one JSON object with a `type`. */
@@ -249,3 +249,29 @@ export const PolicyAppliedMessage = Type.Object({
   version: Type.Integer({ minimum: 0 }),
 });
 export type PolicyAppliedMessage = Static<typeof PolicyAppliedMessage>;
+
+/** Accounts one `overlay_status` may name (as many as a hello may list). */
+export const MAX_OVERLAY_ENTRIES = 200;
+
+/** One account on which Hearth Space is showing, why, and since when (the agent's clock). */
+export const OverlayEntry = Type.Object(
+  {
+    linux_username: Type.String({ minLength: 1, maxLength: 64 }),
+    reason: Type.Union(OVERLAY_REASONS.map((r) => Type.Literal(r))),
+    since: Type.String({ format: 'date-time' }),
+    /** With `locked`: `paused` when a parent paused the child (DESIGN §7). */
+    context: Type.Optional(Type.Union(OVERLAY_CONTEXTS.map((c) => Type.Literal(c)))),
+  },
+  { additionalProperties: false },
+);
+export type OverlayEntry = Static<typeof OverlayEntry>;
+
+/**
+ * `overlay_status` (agent): every account on which Hearth Space is showing now, the whole set each
+ * time (empty: none). Sent when the windows change and after each authentication.
+ */
+export const OverlayStatusMessage = Type.Object({
+  type: Type.Literal('overlay_status'),
+  overlays: Type.Array(OverlayEntry, { maxItems: MAX_OVERLAY_ENTRIES }),
+});
+export type OverlayStatusMessage = Static<typeof OverlayStatusMessage>;

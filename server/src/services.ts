@@ -22,6 +22,7 @@ import { BlocklistRepository } from './features/blocklists/repository.js';
 import { SourceService } from './features/blocklists/sources.js';
 import { ListStore } from './features/blocklists/store.js';
 import { DashboardService } from './features/dashboard/service.js';
+import { registerAgentMessages as registerDeviceMessages } from './features/devices/agent-messages.js';
 import { registerEnrolment } from './features/devices/enrolment.js';
 import { DeviceRepository, DeviceTokenRepository } from './features/devices/repository.js';
 import { DeviceService } from './features/devices/service.js';
@@ -228,6 +229,7 @@ export function buildServices(
   registerTimeMessages(channel, { time, log });
   registerBlocklistMessages(channel, { policy: domainPolicy, log });
   registerAlertMessages(channel, { alerts });
+  registerDeviceMessages(channel, { devices: deviceRepo, events, log });
   const stopInventoryMessages = registerInventoryMessages(channel, { inventory, appPolicy, log });
   return {
     config,

@@ -2,6 +2,14 @@ import { type Static, Type } from '@sinclair/typebox';
 import { OVERLAY_CONTEXTS, OVERLAY_REASONS } from '../constants.js';
 import { LinuxUsername, Nullable, strict } from './common.js';
 
+export const DeviceOverlay = Type.Object({
+  linux_username: Type.String(),
+  reason: Type.Union(OVERLAY_REASONS.map((r) => Type.Literal(r))),
+  since: Type.String(),
+  context: Type.Optional(Type.Union(OVERLAY_CONTEXTS.map((c) => Type.Literal(c)))),
+});
+export type DeviceOverlay = Static<typeof DeviceOverlay>;
+
 export const DeviceView = Type.Object({
   system_id: Type.String(),
   hostname: Type.String(),
@@ -15,6 +23,14 @@ export const DeviceView = Type.Object({
   online: Type.Boolean(),
   last_seen_at: Nullable(Type.String()),
   created_at: Type.String(),
+  /** When the last installed-apps report was applied (DESIGN §5). */
+  last_inventory_at: Nullable(Type.String()),
+  /** When a usage total of the device last grew. */
+  last_usage_at: Nullable(Type.String()),
+  /** The accounts on which Hearth Space is showing, as the agent last said (`overlay_status`). */
+  overlays: Type.Array(DeviceOverlay),
+  /** When the agent last sent `overlay_status`; null before it ever did. */
+  overlays_reported_at: Nullable(Type.String()),
 });
 export type DeviceView = Static<typeof DeviceView>;
 

@@ -1,3 +1,4 @@
+import type { DeviceOverlay } from '@hearth/protocol';
 import type { Kysely } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
 import { Prepared } from '../../platform/db/prepared.js';
@@ -13,6 +14,17 @@ export function parseLinuxUsers(json: string | null | undefined): ReportedAccoun
   try {
     const value = JSON.parse(json);
     return Array.isArray(value) ? value.filter((u) => u && typeof u.username === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The stored `overlay_status` entries; anything unreadable counts as none. */
+export function parseOverlays(json: string | null | undefined): DeviceOverlay[] {
+  if (!json) return [];
+  try {
+    const value = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((o) => o && typeof o.linux_username === 'string') : [];
   } catch {
     return [];
   }
@@ -119,6 +131,42 @@ export class DeviceRepository {
       if (Number(deleted.numDeletedRows) !== 1) return 'enrolled' as const;
       return { mappingIds: mappings.map((m) => m.id) };
     });
+  }
+
+  /** When each device's usage total last grew: one grouped read for a whole list of devices. */
+  async lastUsageAt(systemIds: readonly string[]): Promise<Map<string, string>> {
+    const at = new Map<string, string>();
+    for (let i = 0; i < systemIds.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('usage_day')
+        .select((eb) => ['system_id', eb.fn.max('updated_at').as('at')])
+        .where('system_id', 'in', systemIds.slice(i, i + 500))
+        .groupBy('system_id')
+        .execute();
+      for (const r of rows) if (r.at) at.set(r.system_id, String(r.at));
+    }
+    return at;
+  }
+
+  /**
+   * Stores an approved device's `overlay_status` entries; false when nothing changed (or the device
+   * is no longer approved), so a repeated status after a reconnect is not announced again.
+   */
+  async setOverlays(systemId: string, json: string, at: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('agent_device')
+      .select(['overlay_state', 'status'])
+      .where('system_id', '=', systemId)
+      .executeTakeFirst();
+    if (row?.status !== 'approved') return false;
+    const changed = row.overlay_state !== json;
+    await this.db
+      .updateTable('agent_device')
+      .set({ overlay_state: json, overlay_state_at: at })
+      .where('system_id', '=', systemId)
+      .where('status', '=', 'approved')
+      .execute();
+    return changed;
   }
 
   mappingsOfDevice(systemId: string) {

@@ -23,6 +23,7 @@ import {
   type DeviceRow,
   type DeviceTokenRepository,
   parseLinuxUsers,
+  parseOverlays,
 } from './repository.js';
 
 export class DeviceService {
@@ -41,7 +42,8 @@ export class DeviceService {
     this.cachedBearers = cache.space('bearer');
   }
 
-  view(row: DeviceRow): DeviceView {
+  /** `lastUsageAt`: when the device's usage last grew (DeviceRepository.lastUsageAt), if known. */
+  view(row: DeviceRow, lastUsageAt: string | null = null): DeviceView {
     return {
       system_id: row.system_id,
       hostname: row.hostname,
@@ -53,6 +55,10 @@ export class DeviceService {
       online: this.channel.isOnline(row),
       last_seen_at: row.last_seen_at,
       created_at: row.created_at,
+      last_inventory_at: row.installed_apps_reported_at ?? null,
+      last_usage_at: lastUsageAt,
+      overlays: parseOverlays(row.overlay_state),
+      overlays_reported_at: row.overlay_state_at ?? null,
     };
   }
 
@@ -72,11 +78,13 @@ export class DeviceService {
       status: pendingOnly ? 'pending' : undefined,
       onlyIds: await this.access.visibleDeviceIds(actor),
     });
-    return rows.map((r) => this.view(r));
+    const usage = await this.devices.lastUsageAt(rows.map((r) => r.system_id));
+    return rows.map((r) => this.view(r, usage.get(r.system_id) ?? null));
   }
 
   async get(actor: SessionAuth, systemId: string): Promise<DeviceView> {
-    return this.view(await this.loadDevice(actor, systemId, 'view'));
+    const row = await this.loadDevice(actor, systemId, 'view');
+    return this.view(row, (await this.devices.lastUsageAt([systemId])).get(systemId) ?? null);
   }
 
   async approve(actor: SessionAuth, systemId: string, body: ApproveDeviceBody) {
@@ -125,6 +133,9 @@ export class DeviceService {
         status: 'unenrolled',
         decided_at: at,
         updated_at: at,
+        // Hearth Space is no longer the server's to report once the device has left.
+        overlay_state: null,
+        overlay_state_at: null,
       }))
     ) {
       throw conflict('Only an approved device can be unenrolled.');
@@ -148,7 +159,10 @@ export class DeviceService {
     // The children list carries the mapped devices' names.
     await this.cache.invalidate(cacheTags.device(systemId), cacheTags.children(actor.householdId));
     this.events.publish(actor.householdId, 'device_status', { system_id: systemId });
-    return this.view({ ...device, display_name: displayName });
+    return this.view(
+      { ...device, display_name: displayName },
+      (await this.devices.lastUsageAt([systemId])).get(systemId) ?? null,
+    );
   }
 
   /**

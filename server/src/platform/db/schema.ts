@@ -71,6 +71,9 @@ export interface AgentDeviceTable {
   installed_apps_report_hash?: string | null;
   installed_apps_reported_at?: string | null;
   installed_apps_count?: number;
+  /** JSON array of the agent's last `overlay_status` entries; null before one came or after unenrolment. */
+  overlay_state?: string | null;
+  overlay_state_at?: string | null;
 }
 
 export interface InstalledAppsReportTable {

@@ -32,6 +32,7 @@ import {
 import { ErrorAlert, PageHeader } from '../../components/page';
 import { useSession, useSignedIn } from '../../session';
 import { BackToDevices } from './device-page';
+import { LinuxAgentCard } from './linux-agent-card';
 
 function AskOwner() {
   const session = useSignedIn();
@@ -199,6 +200,7 @@ function ComputerPairing({ config }: { config: PairingConfig }) {
           </Card>
         </Grid.Col>
       </Grid>
+      <LinuxAgentCard config={config} />
       <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="pairing-steps-title">
         <Stack gap="lg">
           <Title order={2} fz="lg" id="pairing-steps-title">
@@ -207,8 +209,8 @@ function ComputerPairing({ config }: { config: PairingConfig }) {
           <Grid gap="xl">
             <Grid.Col span={{ base: 12, md: 4 }}>
               <Steps icon={IconLaptop} title="Linux computer">
-                <List.Item>Install the Hearth agent on the computer.</List.Item>
-                <List.Item>When it asks, enter the server address and enrollment token.</List.Item>
+                <List.Item>Install the Hearth agent on the computer (the commands are above).</List.Item>
+                <List.Item>Pair it with the enroll command, or with the QR code saved as a file.</List.Item>
                 <List.Item>Approve the computer under Waiting for approval on the Devices page.</List.Item>
               </Steps>
             </Grid.Col>

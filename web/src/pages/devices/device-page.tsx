@@ -39,6 +39,7 @@ import { ClockTamperCard } from './clock-tamper-card';
 import { DecisionButtons } from './decision-buttons';
 import { childrenByDevice, type DeviceChild } from './device-children';
 import { RemoveDeviceCard, RenameDeviceButton } from './device-manage';
+import { OverlayStateCard } from './overlay-state-card';
 import { PauseControls } from './pause-controls';
 
 export function BackToDevices() {
@@ -103,7 +104,20 @@ function ChildrenCard({ device, users }: { device: DeviceView; users: DeviceChil
   );
 }
 
-function AboutCard({ device }: { device: DeviceView }) {
+/** The accounts the device reported, each with the child it is linked to. */
+function accountsWithChildren(device: DeviceView, users: DeviceChild[]): string {
+  const childOf = new Map(users.map((u) => [u.linuxUsername, u.child.name]));
+  if (!childOf.size) return accountsText(device, 'None yet');
+  if (!device.linux_users.length) return 'None yet';
+  return device.linux_users
+    .map((u) => {
+      const child = childOf.get(u.username);
+      return child ? `${u.username} (${child})` : u.username;
+    })
+    .join(', ');
+}
+
+function AboutCard({ device, users }: { device: DeviceView; users: DeviceChild[] }) {
   return (
     <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="device-about-title">
       <Stack gap="md">
@@ -148,7 +162,19 @@ function AboutCard({ device }: { device: DeviceView }) {
           <DataList.Item>
             <DataList.ItemLabel>Accounts reported</DataList.ItemLabel>
             <DataList.ItemValue style={{ overflowWrap: 'anywhere' }}>
-              {accountsText(device, 'None yet')}
+              {accountsWithChildren(device, users)}
+            </DataList.ItemValue>
+          </DataList.Item>
+          <DataList.Item>
+            <DataList.ItemLabel>Last usage report</DataList.ItemLabel>
+            <DataList.ItemValue data-testid="last-usage">
+              {device.last_usage_at ? <RelativeTime iso={device.last_usage_at} /> : 'None yet'}
+            </DataList.ItemValue>
+          </DataList.Item>
+          <DataList.Item>
+            <DataList.ItemLabel>Last app list</DataList.ItemLabel>
+            <DataList.ItemValue data-testid="last-inventory">
+              {device.last_inventory_at ? <RelativeTime iso={device.last_inventory_at} /> : 'None yet'}
             </DataList.ItemValue>
           </DataList.Item>
           <DataList.Item>
@@ -325,9 +351,10 @@ function DeviceDetails({ systemId }: { systemId: string }) {
             <ChildrenCard device={data} users={mapped} />
           </Grid.Col>
           <Grid.Col span={{ base: 12, md: 5 }}>
-            <AboutCard device={data} />
+            <AboutCard device={data} users={mapped} />
           </Grid.Col>
         </Grid>
+        {data.status === 'approved' ? <OverlayStateCard device={data} users={mapped} /> : null}
         {data.status === 'approved' ? <ClockTamperCard device={data} /> : null}
         <InstalledAppsSection device={data} />
         {isAdmin && data.status === 'approved' ? <UnenrollCard device={data} onUnenrolled={refresh} /> : null}

@@ -8,6 +8,7 @@ import * as decisions from './0006-decisions.js';
 import * as access from './0007-access.js';
 import * as time from './0008-time.js';
 import * as blocklists from './0009-blocklists.js';
+import * as overlayState from './0010-overlay-state.js';
 
 /** Every migration, in order. A landed migration is never edited: add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007-access': access,
   '0008-time': time,
   '0009-blocklists': blocklists,
+  '0010-overlay-state': overlayState,
 };
