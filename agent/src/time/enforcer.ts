@@ -241,7 +241,10 @@ export class TimeEnforcer {
     };
     this.deps.log.info('asking the overlay to show', { linux_username: username, reason, context });
     const overlay = this.deps.overlay();
-    if (!overlay) return this.deps.log.debug('no overlay part in this agent', { linux_username: username });
+    if (!overlay) {
+      this.deps.log.debug('no overlay part in this agent', { linux_username: username });
+      return;
+    }
     overlay
       .show(args)
       .catch((err) => this.deps.log.warn('the overlay did not show', { linux_username: username, err }));

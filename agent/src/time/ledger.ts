@@ -59,10 +59,12 @@ export class UsageLedger {
   }
 
   private day(username: string, date: string): DayUsage {
-    const account = (this.days[username] ??= {});
+    const account = this.days[username] ?? {};
+    this.days[username] = account;
     let day = account[date];
     if (!day) {
-      day = account[date] = { ms: 0, apps: {}, sent: -1, server: 0 };
+      day = { ms: 0, apps: {}, sent: -1, server: 0 };
+      account[date] = day;
       const dates = Object.keys(account).sort();
       for (const old of dates.slice(0, Math.max(0, dates.length - KEEP_DAYS))) delete account[old];
     }

@@ -66,7 +66,7 @@ export function timeModule(): AgentModule {
         return { ...base, age_tier: tier, parent_note: account.overlay_parent_note };
       };
 
-      const run = (enforcer = new TimeEnforcer({
+      const run = new TimeEnforcer({
         clocks,
         activity: new Loginctl(log),
         log,
@@ -88,7 +88,8 @@ export function timeModule(): AgentModule {
         deviceZone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
         pollMs,
         graceSeconds: positive(env.HEARTH_AGENT_LOCK_GRACE_SECONDS, 60),
-      }));
+      });
+      enforcer = run;
 
       const later = (fn: () => void, ms: number) => {
         const t = setTimeout(() => {
