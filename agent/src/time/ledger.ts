@@ -12,6 +12,8 @@ export interface DayUsage {
   sent: number;
   /** The child's use on all devices that day, as the server last said (`time_status`), seconds. */
   server: number;
+  /** `ms` when the server said it: this device's use since then is not in `server` yet. */
+  serverAtMs?: number;
 }
 
 type Days = Record<string, Record<string, DayUsage>>;
@@ -82,20 +84,24 @@ export class UsageLedger {
   /** What the server says the child used that day on all devices. */
   setServerSeconds(username: string, date: string, seconds: number): void {
     const day = this.day(username, date);
-    if (seconds !== day.server) {
-      day.server = Math.max(0, Math.min(seconds, MAX_USAGE_SECONDS));
-      this.dirty = true;
-    }
+    day.server = Math.max(0, Math.min(seconds, MAX_USAGE_SECONDS));
+    day.serverAtMs = day.ms;
+    this.dirty = true;
   }
 
   localSeconds(username: string, date: string): number {
     return (this.days[username]?.[date]?.ms ?? 0) / 1000;
   }
 
-  /** The seconds the rules are given: the larger of this device's count and the server's all-devices total. */
+  /**
+   * The seconds the rules are given: the larger of this device's count and the server's all-devices
+   * total plus what this device counted since the server said it (the total holds our use only up to
+   * the report it had then).
+   */
   usedSeconds(username: string, date: string): number {
     const day = this.days[username]?.[date];
-    return day ? Math.max(day.ms / 1000, day.server) : 0;
+    if (!day) return 0;
+    return Math.max(day.ms / 1000, day.server + (day.ms - (day.serverAtMs ?? day.ms)) / 1000);
   }
 
   /** The reports whose whole seconds changed since they were last taken; marks them taken. */
