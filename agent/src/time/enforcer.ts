@@ -127,16 +127,24 @@ export class TimeEnforcer {
     if (jump !== null) await this.onJump(jump);
     const sessions = await this.deps.activity.sessions();
     this.accrue();
-    this.sessions = sessions ?? [];
+    // Without an answer nothing counts, but the last sessions known stay held (an overlay stays up).
+    if (sessions) this.sessions = sessions;
     const accounts = new Map(this.deps.accounts().map((a) => [a.username, a]));
     const counting = new Map<string, { app: string | null }>();
-    for (const s of this.sessions) {
+    for (const s of sessions ?? []) {
       if (!isCounting(s) || !accounts.has(s.username) || counting.has(s.username)) continue;
       counting.set(s.username, { app: this.counting.get(s.username)?.app ?? null });
     }
     this.counting = counting;
     if (this.deps.focused) await this.readFocus(accounts);
     this.evaluate();
+    const now = clocks.wall();
+    this.deps.log.debug('sessions polled', {
+      counting: [...counting.keys()],
+      seconds: Object.fromEntries(
+        [...accounts.keys()].map((u) => [u, Math.floor(this.ledger.localSeconds(u, this.dateOf(u, now)))]),
+      ),
+    });
   }
 
   private async readFocus(accounts: Map<string, HumanAccount>): Promise<void> {
