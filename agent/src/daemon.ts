@@ -11,6 +11,7 @@ import type { Logger } from './log.js';
 import { Outbox } from './outbox.js';
 import { type AgentPaths, underRoot } from './paths.js';
 import { StateStore } from './state.js';
+import { timeModule } from './time/module.js';
 import { AGENT_VERSION } from './version.js';
 
 export interface DaemonOptions {
@@ -30,7 +31,7 @@ export interface RunningDaemon {
 
 /** Every part of the agent, in start order (stopped in reverse). */
 export function defaultModules(): AgentModule[] {
-  return [domainPolicyModule()];
+  return [domainPolicyModule(), timeModule()];
 }
 
 export function backoffFromEnv(env: NodeJS.ProcessEnv): { baseMs: number; maxMs: number } | undefined {
