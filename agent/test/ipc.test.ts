@@ -247,7 +247,9 @@ describe('the IPC sockets and the native-messaging host, against the real server
     host.end();
     assert.equal(await host.exited, 0);
     const logins = await home.client.get('/api/online-accounts');
-    if (logins.status === 200) assert.ok(!JSON.stringify(logins.body).includes('hunter2'));
+    assert.equal(logins.status, 200);
+    assert.ok(JSON.stringify(logins.body).includes('ben@example.com'), 'the login reached the server');
+    assert.ok(!JSON.stringify(logins.body).includes('hunter2'), 'the password did not');
   });
 
   test('the native host says agent_unreachable without a daemon, and leaves on garbage', async () => {

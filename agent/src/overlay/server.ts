@@ -175,9 +175,10 @@ export class OverlayServer {
       req.resume();
       return;
     }
+    // Refused bodies are read and dropped (not cut off) so the page gets the answer, not a reset.
     if (Number(req.headers['content-length'] ?? 0) > BRIDGE_BODY_MAX) {
       send(413, { ok: false, error: 'too_large' }, { connection: 'close' });
-      req.destroy();
+      req.resume();
       return;
     }
     const chunks: Buffer[] = [];
@@ -186,7 +187,7 @@ export class OverlayServer {
       size += chunk.length;
       if (size > BRIDGE_BODY_MAX) {
         send(413, { ok: false, error: 'too_large' }, { connection: 'close' });
-        req.destroy();
+        req.resume();
         return;
       }
       chunks.push(chunk);
