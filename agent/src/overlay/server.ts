@@ -181,20 +181,20 @@ export class OverlayServer {
       req.resume();
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > BRIDGE_BODY_MAX) {
-        send(413, { ok: false, error: 'too_large' }, { connection: 'close' });
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    }
+    const body = await new Promise<Buffer | null>((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= BRIDGE_BODY_MAX) chunks.push(chunk);
+      });
+      req.on('end', () => resolve(size > BRIDGE_BODY_MAX ? null : Buffer.concat(chunks)));
+      req.on('error', () => resolve(null));
+    });
+    if (!body) return send(413, { ok: false, error: 'too_large' }, { connection: 'close' });
     let message: unknown;
     try {
-      message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      message = JSON.parse(body.toString('utf8'));
     } catch {
       return send(400, { ok: false, error: 'bad_json' });
     }
