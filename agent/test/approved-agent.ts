@@ -19,7 +19,10 @@ export async function startApprovedAgent(
   extra: Record<string, string> = {},
 ): Promise<ApprovedAgent> {
   const token = await enrollmentToken(home);
-  const enrolling = new AgentProcess(['enroll', '--server', server.url, '--token', token], agentEnv(sys, extra));
+  const enrolling = new AgentProcess(
+    ['enroll', '--server', server.url, '--token', token],
+    agentEnv(sys, extra),
+  );
   running.push(enrolling);
   await enrolling.waitFor(() => enrolling.stdout.includes('Waiting for a parent'), 'waiting line');
   const identity = JSON.parse(readFileSync(path.join(sys.stateDir, 'identity.json'), 'utf8')).data;
@@ -37,8 +40,10 @@ export class IpcClient {
   readonly lines: Record<string, unknown>[] = [];
   closed = false;
   private buffer = '';
-  private waiters: { test: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] =
-    [];
+  private waiters: {
+    test: (l: Record<string, unknown>) => boolean;
+    resolve: (l: Record<string, unknown>) => void;
+  }[] = [];
   private nextId = 1;
 
   private constructor(readonly socket: net.Socket) {

@@ -3,7 +3,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createHousehold, type Household, startTestServer, type TestServer } from '../../server/test/helpers.js';
+import {
+  createHousehold,
+  type Household,
+  startTestServer,
+  type TestServer,
+} from '../../server/test/helpers.js';
 import { encodeFrame, FrameReader } from '../src/native-host.js';
 import { IpcClient, startApprovedAgent } from './approved-agent.js';
 import { AGENT_DIR, type AgentProcess, makeSysroot, ROOT, type Sysroot } from './harness.js';
@@ -27,7 +32,9 @@ function probeAs(uid: number, dir: string, socket: string): Promise<{ list: stri
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
     });
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`probe exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`probe exited ${code}`)),
+    );
   });
 }
 
@@ -38,8 +45,10 @@ class NativeHost {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcess;
   private readonly reader = new FrameReader(16 * 1024 * 1024);
-  private waiters: { test: (m: Record<string, unknown>) => boolean; resolve: (m: Record<string, unknown>) => void }[] =
-    [];
+  private waiters: {
+    test: (m: Record<string, unknown>) => boolean;
+    resolve: (m: Record<string, unknown>) => void;
+  }[] = [];
 
   constructor(env: Record<string, string>, uid?: number) {
     this.child = spawn(
@@ -137,7 +146,9 @@ describe('the IPC sockets and the native-messaging host, against the real server
     sys?.cleanup();
   });
 
-  test('one socket per account, reachable only by that account', { skip: !isRoot && 'needs root to own files as other accounts' }, async () => {
+  test('one socket per account, reachable only by that account', {
+    skip: !isRoot && 'needs root to own files as other accounts',
+  }, async () => {
     for (const uid of [ANN, BEN]) {
       const dir = statSync(path.dirname(sock(uid)));
       assert.equal(dir.mode & 0o777, 0o700);
@@ -147,7 +158,10 @@ describe('the IPC sockets and the native-messaging host, against the real server
       assert.equal(file.mode & 0o777, 0o600);
       assert.equal(file.uid, uid);
     }
-    assert.deepEqual(await probeAs(BEN, path.dirname(sock(ANN)), sock(ANN)), { list: 'EACCES', connect: 'EACCES' });
+    assert.deepEqual(await probeAs(BEN, path.dirname(sock(ANN)), sock(ANN)), {
+      list: 'EACCES',
+      connect: 'EACCES',
+    });
     assert.deepEqual(await probeAs(BEN, path.dirname(sock(BEN)), sock(BEN)), { list: 'ok', connect: 'ok' });
   });
 
@@ -156,8 +170,16 @@ describe('the IPC sockets and the native-messaging host, against the real server
     c.socket.write('{"id": 1, "type": \n');
     assert.deepEqual(await c.next((l) => l.error === 'bad_json'), { id: null, ok: false, error: 'bad_json' });
     c.socket.write('[1,2]\n');
-    assert.deepEqual(await c.next((l) => l.error === 'bad_message'), { id: null, ok: false, error: 'bad_message' });
-    assert.deepEqual(await c.request({ type: 'SELF_DESTRUCT' }), { id: 'r1', ok: false, error: 'unknown_type' });
+    assert.deepEqual(await c.next((l) => l.error === 'bad_message'), {
+      id: null,
+      ok: false,
+      error: 'bad_message',
+    });
+    assert.deepEqual(await c.request({ type: 'SELF_DESTRUCT' }), {
+      id: 'r1',
+      ok: false,
+      error: 'unknown_type',
+    });
     assert.deepEqual(await c.request({ type: 'ACCESS_REQUEST', reason: 'bogus', message: 'hi' }), {
       id: 'r2',
       ok: false,
@@ -183,7 +205,9 @@ describe('the IPC sockets and the native-messaging host, against the real server
     assert.deepEqual(answer, { id: 'r1', ok: true });
     const list = await home.client.get(`/api/access-request?system_id=${systemId}`);
     assert.equal(list.status, 200);
-    const item = list.body.items.find((i: { payload: { message?: string } }) => i.payload.message === 'Can I finish my level?');
+    const item = list.body.items.find(
+      (i: { payload: { message?: string } }) => i.payload.message === 'Can I finish my level?',
+    );
     assert.ok(item, JSON.stringify(list.body));
     assert.equal(item.linux_username, 'ben');
   });
@@ -191,14 +215,23 @@ describe('the IPC sockets and the native-messaging host, against the real server
   test('GET_POLICY serves the kept domain policy; a change is pushed to that account only (IPC and native host)', async () => {
     const ann = await connect(ANN);
     const ben = await connect(BEN);
-    assert.deepEqual(await ann.request({ type: 'GET_POLICY' }), { id: 'r1', version: 0, block: [], allow: [] });
+    assert.deepEqual(await ann.request({ type: 'GET_POLICY' }), {
+      id: 'r1',
+      version: 0,
+      block: [],
+      allow: [],
+    });
     const host = nativeHost(ANN);
     host.send({ id: 7, type: 'GET_POLICY' });
     assert.deepEqual(await host.next((m) => m.id === 7), { id: 7, version: 0, block: [], allow: [] });
 
     const child = (await home.client.post('/api/user/create', { name: 'Ann' })).body.id as string;
     const source = (
-      await home.client.post('/blocklists/sources/add', { name: 'Games', kind: 'manual', domains: ['games.example'] })
+      await home.client.post('/blocklists/sources/add', {
+        name: 'Games',
+        kind: 'manual',
+        domains: ['games.example'],
+      })
     ).body.id as string;
     assert.equal(
       (await home.client.post(`/managed-users/${child}/blocklists/update`, { source_ids: [source] })).status,
@@ -221,7 +254,12 @@ describe('the IPC sockets and the native-messaging host, against the real server
     assert.deepEqual((await host.next((m) => m.id === 'p2')).block, policy.block);
 
     // Ben's connection heard nothing and still sees no policy.
-    assert.deepEqual(await ben.request({ type: 'GET_POLICY' }), { id: 'r1', version: 0, block: [], allow: [] });
+    assert.deepEqual(await ben.request({ type: 'GET_POLICY' }), {
+      id: 'r1',
+      version: 0,
+      block: [],
+      allow: [],
+    });
     assert.ok(!ben.lines.some((l) => l.type === 'POLICY_CHANGED'));
   });
 
@@ -233,14 +271,25 @@ describe('the IPC sockets and the native-messaging host, against the real server
     const checked = await host.next((m) => m.id === 2);
     assert.deepEqual(Object.keys(checked).sort(), ['allowed', 'id', 'pending']);
     assert.equal(typeof checked.allowed, 'boolean');
-    host.send({ id: 3, type: 'REQUEST_REGISTRATION', domain: 'accounts.example.com', url: 'https://accounts.example.com/signup' });
+    host.send({
+      id: 3,
+      type: 'REQUEST_REGISTRATION',
+      domain: 'accounts.example.com',
+      url: 'https://accounts.example.com/signup',
+    });
     const asked = await host.next((m) => m.id === 3);
     assert.equal(asked.ok, true);
     assert.equal(typeof asked.status, 'string');
     host.send({ id: 4, type: 'CHECK_REGISTRATION', domain: 'accounts.example.com' });
     const again = await host.next((m) => m.id === 4);
     assert.ok(again.allowed === true || again.pending === true, JSON.stringify(again));
-    host.send({ id: 5, type: 'LOGIN_DETECTED', domain: 'accounts.example.com', username: 'ben@example.com', password: 'hunter2' });
+    host.send({
+      id: 5,
+      type: 'LOGIN_DETECTED',
+      domain: 'accounts.example.com',
+      username: 'ben@example.com',
+      password: 'hunter2',
+    });
     assert.deepEqual(await host.next((m) => m.id === 5), { id: 5, ok: true });
     host.send({ id: 6, type: 'NOPE' });
     assert.deepEqual(await host.next((m) => m.id === 6), { id: 6, ok: false, error: 'unknown_type' });
@@ -257,7 +306,11 @@ describe('the IPC sockets and the native-messaging host, against the real server
       ? nativeHost(ANN, { HEARTH_AGENT_RUN_DIR: path.join(sys.root, 'no-such-run') })
       : nativeHost(ANN, { HEARTH_AGENT_IPC_SOCKET: path.join(sys.root, 'no-such.sock') });
     lonely.send({ id: 'x', type: 'GET_POLICY' });
-    assert.deepEqual(await lonely.next((m) => m.id === 'x'), { id: 'x', ok: false, error: 'agent_unreachable' });
+    assert.deepEqual(await lonely.next((m) => m.id === 'x'), {
+      id: 'x',
+      ok: false,
+      error: 'agent_unreachable',
+    });
     lonely.end();
     assert.equal(await lonely.exited, 0);
 

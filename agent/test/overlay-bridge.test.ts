@@ -41,10 +41,14 @@ describe('the overlay loopback server: page, one-time launch and bridge', () => 
     dir = mkdtempSync(path.join(tmpdir(), 'hearth-overlay-'));
     const page = path.join(dir, 'blockedv2.html');
     writeFileSync(page, '<!doctype html><title>Hearth Space</title>');
-    server = new OverlayServer(createLogger('error'), () => page, async (username, message) => {
-      calls.push({ username, message });
-      return { ok: true };
-    });
+    server = new OverlayServer(
+      createLogger('error'),
+      () => page,
+      async (username, message) => {
+        calls.push({ username, message });
+        return { ok: true };
+      },
+    );
     await server.start();
     token = server.newToken('ann');
     server.newToken('ben');
@@ -55,7 +59,11 @@ describe('the overlay loopback server: page, one-time launch and bridge', () => 
   });
 
   const bridge = (headers: Record<string, string>, body: string | Buffer) =>
-    request(server.bridgeUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    request(server.bridgeUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
 
   test('the page is served with strict headers, only to our own Host', async () => {
     const page = await request(`${server.origin}/blockedv2.html?reason=locked`);
@@ -65,7 +73,9 @@ describe('the overlay loopback server: page, one-time launch and bridge', () => 
     assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
     assert.equal(page.headers['cache-control'], 'no-store');
     assert.equal(page.headers['access-control-allow-origin'], undefined);
-    const rebound = await request(`${server.origin}/blockedv2.html`, { headers: { host: 'evil.example:80' } });
+    const rebound = await request(`${server.origin}/blockedv2.html`, {
+      headers: { host: 'evil.example:80' },
+    });
     assert.equal(rebound.status, 421);
   });
 
@@ -90,10 +100,17 @@ describe('the overlay loopback server: page, one-time launch and bridge', () => 
     assert.equal((await bridge({ authorization: `Basic ${token}` }, good)).status, 401);
     assert.equal(calls.length, 0);
 
-    const big = JSON.stringify({ type: 'ACCESS_REQUEST', reason: 'locked', message: 'x'.repeat(BRIDGE_BODY_MAX) });
+    const big = JSON.stringify({
+      type: 'ACCESS_REQUEST',
+      reason: 'locked',
+      message: 'x'.repeat(BRIDGE_BODY_MAX),
+    });
     assert.equal((await bridge({ authorization: `Bearer ${token}` }, big)).status, 413);
     assert.equal((await bridge({ authorization: `Bearer ${token}` }, '{nope')).status, 400);
-    assert.equal((await request(server.bridgeUrl, { headers: { authorization: `Bearer ${token}` } })).status, 405);
+    assert.equal(
+      (await request(server.bridgeUrl, { headers: { authorization: `Bearer ${token}` } })).status,
+      405,
+    );
     assert.equal(calls.length, 0);
 
     const answer = await bridge({ authorization: `Bearer ${token}` }, good);

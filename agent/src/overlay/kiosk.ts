@@ -70,6 +70,23 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Resolves once no process of the group is left (checked every 50 ms, for at most 5 s). */
+function groupGone(pgid: number): Promise<void> {
+  return new Promise((resolve) => {
+    let tries = 0;
+    const check = () => {
+      try {
+        process.kill(-pgid, 0);
+      } catch {
+        return resolve();
+      }
+      if (++tries >= KILL_WAIT_MS / 50) return resolve();
+      setTimeout(check, 50);
+    };
+    check();
+  });
+}
+
 export class Kiosk {
   private readonly windows = new Map<string, Window>();
   private readonly isRoot = process.getuid?.() === 0;
@@ -142,8 +159,9 @@ export class Kiosk {
     const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_WAIT_MS);
     await w.exited;
     clearTimeout(timer);
-    // Helpers left behind by the browser share its process group.
+    // Helpers left behind by the browser share its process group; the window is gone once they are.
     killGroup(pid, 'SIGKILL');
+    await groupGone(pid);
   }
 
   private profileDir(account: HumanAccount, switching: boolean): string {
