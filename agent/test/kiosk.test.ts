@@ -152,7 +152,7 @@ describe('Hearth Space in a kiosk window on a real X display', { skip: skipReaso
             (document.querySelector('[data-hearth="status"]') as HTMLElement | null)?.dataset.tone,
           ),
       );
-      assert.equal(await status.getAttribute('data-tone'), 'ok', await status.textContent());
+      assert.equal(await status.getAttribute('data-tone'), 'ok', (await status.textContent()) ?? '');
       writeFileSync(path.join(SHOTS, 'kiosk-sent.png'), x.png());
     } finally {
       await browser.close();
