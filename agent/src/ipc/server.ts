@@ -50,7 +50,9 @@ export class IpcServer {
   async sync(): Promise<void> {
     const accounts = new Map<number, HumanAccount>();
     for (const a of this.ctx.accounts()) if (!accounts.has(a.uid)) accounts.set(a.uid, a);
-    for (const [uid, l] of this.listeners) if (!accounts.has(uid)) await this.close(l);
+    // An account may delete its own directory; the next round makes it again.
+    for (const [uid, l] of this.listeners)
+      if (!accounts.has(uid) || !existsSync(socketPathOf(this.ctx.paths.runDir, uid))) await this.close(l);
     for (const [uid, account] of accounts) {
       if (this.listeners.has(uid)) continue;
       try {
