@@ -7,8 +7,10 @@ import { Channel } from './channel.js';
 import type { AgentContext, AgentEvents, AgentModule } from './context.js';
 import { domainPolicyModule } from './domain-policy.js';
 import { forgetToken, readIdentity, readToken, writeIdentity, writeToken, wsUrlOf } from './identity.js';
+import { ipcModule } from './ipc/server.js';
 import type { Logger } from './log.js';
 import { Outbox } from './outbox.js';
+import { overlayModule } from './overlay/index.js';
 import { type AgentPaths, underRoot } from './paths.js';
 import { StateStore } from './state.js';
 import { timeModule } from './time/module.js';
@@ -31,7 +33,7 @@ export interface RunningDaemon {
 
 /** Every part of the agent, in start order (stopped in reverse). */
 export function defaultModules(): AgentModule[] {
-  return [domainPolicyModule(), timeModule()];
+  return [domainPolicyModule(), overlayModule(), ipcModule(), timeModule()];
 }
 
 export function backoffFromEnv(env: NodeJS.ProcessEnv): { baseMs: number; maxMs: number } | undefined {

@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-// Placeholder for the native messaging host `com.hearth.agent` (DESIGN §14); the real relay to the IPC
-// socket replaces this file. It keeps the packaging honest: a host that exists and says it cannot serve.
-process.stderr.write('hearth-native-host: not built yet\n');
-process.exitCode = 1;
+// The executable the native-messaging manifest names: Chrome runs it with the extension's origin as its
+// argument (and `--parent-window=…` on some platforms); neither changes what it does.
+import { runNativeHost, socketPathFor } from './native-host.js';
+
+const code = await runNativeHost({
+  input: process.stdin,
+  output: process.stdout,
+  socketPath: socketPathFor(process.env, process.getuid?.() ?? 0),
+  say: (line) => process.stderr.write(`${line}\n`),
+});
+process.exit(code);

@@ -1,0 +1,120 @@
+// The messages of DESIGN §7/§14 that a child's surfaces (the kiosk page, the extension's native host) send
+// the daemon, each answered for ONE account: the caller's account is decided by where the message came
+// from (the socket's directory, the overlay's bridge token), never by a field of the message.
+import { LIMITS, OVERLAY_REASONS } from '@hearth/protocol';
+import type { AgentContext } from '../context.js';
+
+export type Answer = Record<string, unknown>;
+export type Message = Record<string, unknown> & { type?: unknown };
+
+const DOMAIN_MAX = 300;
+const URL_MAX = 4096;
+const LOGIN_MAX = 320;
+
+const text = (value: unknown, max: number): string | null =>
+  typeof value === 'string' && value.trim().length > 0 && value.length <= max ? value.trim() : null;
+
+/** Network failures and an unapproved device read as `offline`; the page says so calmly. */
+async function call(
+  ctx: AgentContext,
+  pathAndQuery: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: Record<string, unknown> } | { status: 0; error: string }> {
+  let res: Response;
+  try {
+    res = await ctx.serverFetch(pathAndQuery, init);
+  } catch {
+    return { status: 0, error: 'offline' };
+  }
+  const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  return { status: res.status, body: body && typeof body === 'object' ? body : {} };
+}
+
+const post = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+function failure(result: { status: number; error?: string }): Answer {
+  if (result.status === 0) return { ok: false, error: result.error ?? 'offline' };
+  if (result.status === 429) return { ok: false, error: 'rate_limited' };
+  if (result.status === 400) return { ok: false, error: 'invalid' };
+  return { ok: false, error: `server_${result.status}` };
+}
+
+/** The message types the kiosk page may send over its bridge (the rest are the extension's). */
+export const PAGE_TYPES = new Set(['ACCESS_REQUEST', 'REQUEST_REGISTRATION', 'CHECK_REGISTRATION']);
+
+/** Answers one message for `username`; never throws (a bad message answers `ok:false`). */
+export async function handleMessage(ctx: AgentContext, username: string, msg: Message): Promise<Answer> {
+  try {
+    return await dispatch(ctx, username, msg);
+  } catch (err) {
+    ctx.log.warn('ipc message failed', { linux_username: username, type: String(msg.type), err });
+    return { ok: false, error: 'internal' };
+  }
+}
+
+async function dispatch(ctx: AgentContext, username: string, msg: Message): Promise<Answer> {
+  switch (msg.type) {
+    case 'ACCESS_REQUEST': {
+      const reason = msg.reason;
+      const message = text(msg.message, LIMITS.parentNoteMaxLength * 4);
+      if (!OVERLAY_REASONS.includes(reason as (typeof OVERLAY_REASONS)[number]) || !message)
+        return { ok: false, error: 'invalid' };
+      if (Array.from(message).length > LIMITS.parentNoteMaxLength) return { ok: false, error: 'too_long' };
+      const result = await call(
+        ctx,
+        '/api/access-request',
+        post({ linux_username: username, reason, message }),
+      );
+      if (result.status === 201 || result.status === 200) {
+        ctx.log.info('access request sent', { linux_username: username, reason });
+        return { ok: true };
+      }
+      return failure(result);
+    }
+    case 'CHECK_REGISTRATION': {
+      const domain = text(msg.domain, DOMAIN_MAX);
+      if (!domain) return { allowed: false, pending: false, ok: false, error: 'invalid' };
+      const query = new URLSearchParams({ domain, linux_username: username });
+      const result = await call(ctx, `/api/registration/check?${query}`);
+      if (result.status === 200)
+        return { allowed: result.body.allowed === true, pending: result.body.pending === true };
+      return { allowed: false, pending: false, ...failure(result) };
+    }
+    case 'REQUEST_REGISTRATION': {
+      const domain = text(msg.domain, DOMAIN_MAX);
+      const url =
+        msg.url === undefined || msg.url === null || msg.url === '' ? undefined : text(msg.url, URL_MAX);
+      if (!domain || url === null) return { ok: false, error: 'invalid' };
+      const body = { domain, linux_username: username, ...(url ? { url } : {}) };
+      const result = await call(ctx, '/api/registration/request', post(body));
+      if (result.status === 200 || result.status === 201)
+        return { ok: true, status: typeof result.body.status === 'string' ? result.body.status : 'pending' };
+      return failure(result);
+    }
+    case 'LOGIN_DETECTED': {
+      const domain = text(msg.domain, DOMAIN_MAX);
+      const login = text(msg.username, LOGIN_MAX);
+      if (!domain || !login) return { ok: false, error: 'invalid' };
+      // Only these three fields are sent: whatever else the message carried (a password) stays here.
+      const result = await call(
+        ctx,
+        '/api/registration/log-login',
+        post({ domain, username: login, linux_username: username }),
+      );
+      if (result.status === 200 || result.status === 201) return { ok: true };
+      return failure(result);
+    }
+    case 'GET_POLICY': {
+      const policy = ctx.domainPolicies?.get(username);
+      return policy
+        ? { version: policy.version, block: policy.block, allow: policy.allow }
+        : { version: 0, block: [], allow: [] };
+    }
+    default:
+      return { ok: false, error: 'unknown_type' };
+  }
+}
