@@ -6,6 +6,7 @@ import { Channel } from './channel.js';
 import type { AgentContext, AgentEvents, AgentModule } from './context.js';
 import { domainPolicyModule } from './domain-policy.js';
 import { forgetToken, readIdentity, readToken, writeIdentity, writeToken, wsUrlOf } from './identity.js';
+import { inventoryModule } from './inventory/reporter.js';
 import type { Logger } from './log.js';
 import { Outbox } from './outbox.js';
 import type { AgentPaths } from './paths.js';
@@ -29,7 +30,7 @@ export interface RunningDaemon {
 
 /** Every part of the agent, in start order (stopped in reverse). */
 export function defaultModules(): AgentModule[] {
-  return [domainPolicyModule()];
+  return [domainPolicyModule(), inventoryModule()];
 }
 
 export function backoffFromEnv(env: NodeJS.ProcessEnv): { baseMs: number; maxMs: number } | undefined {
