@@ -34,7 +34,7 @@ export interface IconPng {
 let wasmReady: Promise<void> | null = null;
 
 /** The resvg module: HEARTH_AGENT_RESVG_WASM, else the package's file, else `resvg.wasm` beside this bundle. */
-function loadWasm(): Promise<void> {
+export function loadRasterer(): Promise<void> {
   if (!wasmReady) {
     const candidates = [process.env.HEARTH_AGENT_RESVG_WASM];
     try {
@@ -120,7 +120,7 @@ function renderAt(svg: string | Uint8Array, side: number): Buffer | null {
  * than a PNG source). Throws on anything it will not or cannot raster.
  */
 export async function rasterIcon(bytes: Buffer, kind: 'png' | 'svg' | 'svgz'): Promise<IconPng> {
-  await loadWasm();
+  await loadRasterer();
   let svg: string | Uint8Array;
   let sizes = OUTPUT_SIZES;
   if (kind === 'png') {
