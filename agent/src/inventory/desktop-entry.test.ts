@@ -187,7 +187,7 @@ describe('Exec tokenizer', () => {
     fc.assert(
       fc.property(
         fc.array(
-          fc.string({ unit: 'binary' }).map((s) => s.replace(/[\u0000]/g, '')),
+          fc.string({ unit: 'binary' }).map((s) => s.split(String.fromCharCode(0)).join('')),
           { minLength: 1, maxLength: 6 },
         ),
         (args) => {
@@ -199,11 +199,11 @@ describe('Exec tokenizer', () => {
   });
 
   test('and through the desktop file: the string escape of the quoted line round-trips too', () => {
-    const escape = (s: string) =>
+    const escapeValue = (s: string) =>
       s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\t/g, '\\t').replace(/\r/g, '\\r');
     fc.assert(
       fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), (args) => {
-        const line = escape(args.map(quoteExecArg).join(' '));
+        const line = escapeValue(args.map(quoteExecArg).join(' '));
         const e = parseDesktopEntry(`[Desktop Entry]\nExec=${line}\n`);
         assert.deepEqual(splitExec(e?.exec ?? ''), args);
       }),
