@@ -156,6 +156,8 @@ export class IconCache {
   private used = new Set<string>();
   /** How many files were rastered (not served from the cache) since the last `prune`. */
   rastered = 0;
+  /** The same count for the pass that `prune` ended. */
+  lastRastered = 0;
 
   constructor(private readonly onSkip: (file: string, err: unknown) => void = () => {}) {}
 
@@ -191,6 +193,7 @@ export class IconCache {
   prune(): void {
     for (const key of this.entries.keys()) if (!this.used.has(key)) this.entries.delete(key);
     this.used = new Set();
+    this.lastRastered = this.rastered;
     this.rastered = 0;
   }
 
