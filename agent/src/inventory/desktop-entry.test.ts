@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { parseBoolean, parseDesktopEntry, parseKeyFile, unescapeString } from './desktop-entry.js';
+import {
+  type DesktopEntry,
+  parseBoolean,
+  parseDesktopEntry,
+  parseKeyFile,
+  unescapeString,
+} from './desktop-entry.js';
 import { execIdentifier, expandFieldCodes, flatpakApp, quoteExecArg, skipEnv, splitExec } from './exec.js';
 
 describe('desktop entry parser', () => {
@@ -20,7 +26,7 @@ describe('desktop entry parser', () => {
     });
   });
 
-  const cases: [string, string, Partial<ReturnType<typeof parseDesktopEntry>>][] = [
+  const cases: [string, string, Partial<DesktopEntry>][] = [
     ['CRLF line endings', '[Desktop Entry]\r\nName=Calc\r\nExec=calc\r\n', { name: 'Calc', exec: 'calc' }],
     ['a UTF-8 BOM', '\ufeff[Desktop Entry]\nName=Editor\n', { name: 'Editor' }],
     [
