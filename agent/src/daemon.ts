@@ -7,6 +7,7 @@ import { Channel } from './channel.js';
 import type { AgentContext, AgentEvents, AgentModule } from './context.js';
 import { domainPolicyModule } from './domain-policy.js';
 import { forgetToken, readIdentity, readToken, writeIdentity, writeToken, wsUrlOf } from './identity.js';
+import { inventoryModule } from './inventory/reporter.js';
 import { ipcModule } from './ipc/server.js';
 import type { Logger } from './log.js';
 import { Outbox } from './outbox.js';
@@ -33,7 +34,7 @@ export interface RunningDaemon {
 
 /** Every part of the agent, in start order (stopped in reverse). */
 export function defaultModules(): AgentModule[] {
-  return [domainPolicyModule(), overlayModule(), ipcModule(), timeModule()];
+  return [domainPolicyModule(), overlayModule(), ipcModule(), timeModule(), inventoryModule()];
 }
 
 export function backoffFromEnv(env: NodeJS.ProcessEnv): { baseMs: number; maxMs: number } | undefined {
