@@ -2,7 +2,7 @@
 // on the agent's PATH that prints what systemd 252's prints, from a JSON file the test edits, and
 // records `lock-session`. The clock is moved through HEARTH_AGENT_CLOCK_FILE.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SimAgent } from '../../bench/src/simulator.js';
@@ -14,59 +14,7 @@ import {
   type TestServer,
 } from '../../server/test/helpers.js';
 import { AgentProcess, agentEnv, type LogLine, makeSysroot, type Sysroot } from './harness.js';
-
-interface FakeSession {
-  id: string;
-  uid: number;
-  user: string;
-  active: boolean;
-  locked: boolean;
-  idle: boolean;
-  state: string;
-  type: string;
-  display: string;
-  remote: boolean;
-}
-
-const STAND_IN = `#!${process.execPath}
-// loginctl as systemd 252 prints it, answered from $HEARTH_TEST_LOGIND.
-const fs = require('node:fs');
-const file = process.env.HEARTH_TEST_LOGIND;
-const args = process.argv.slice(2).filter((a) => a !== '--no-pager' && a !== '--no-legend');
-const { sessions } = JSON.parse(fs.readFileSync(file, 'utf8'));
-const yn = (b) => (b ? 'yes' : 'no');
-const [verb, ...rest] = args;
-if (verb === 'list-sessions') {
-  for (const s of sessions)
-    process.stdout.write(\`\${s.id.padStart(10)} \${String(s.uid).padStart(10)} \${s.user.padEnd(16)} \${(s.remote ? '' : 'seat0').padEnd(16)} \${s.remote ? 'pts/0' : 'tty2'}\\n\`);
-} else if (verb === 'show-session') {
-  const ids = [];
-  const props = [];
-  for (let i = 0; i < rest.length; i++) {
-    if (rest[i] === '-p') props.push(rest[++i]);
-    else ids.push(rest[i]);
-  }
-  const blocks = [];
-  for (const id of ids) {
-    const s = sessions.find((x) => x.id === id);
-    if (!s) {
-      process.stderr.write(\`Failed to get session path: No session '\${id}' known\\n\`);
-      process.exit(1);
-    }
-    // The D-Bus interface's order, whatever the order asked.
-    const all = [['Id', s.id], ['User', s.uid], ['Name', s.user], ['Display', s.display], ['Remote', yn(s.remote)],
-      ['Type', s.type], ['Active', yn(s.active)], ['State', s.state], ['IdleHint', yn(s.idle)],
-      ['IdleSinceHint', s.idle ? '1700000000000000' : '0'], ['LockedHint', yn(s.locked)]];
-    blocks.push(all.filter(([k]) => props.length === 0 || props.includes(k)).map(([k, v]) => \`\${k}=\${v}\\n\`).join(''));
-  }
-  process.stdout.write(blocks.join('\\n'));
-} else if (verb === 'lock-session') {
-  fs.appendFileSync(\`\${file}.locks\`, \`\${rest[0]}\\n\`);
-} else {
-  process.stderr.write(\`Unknown command verb \${verb}.\\n\`);
-  process.exit(1);
-}
-`;
+import { FakeLogind } from './logind.js';
 
 /** Polls `read` until `ok` holds (bounded by the test runner's timeout), answering the last value. */
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
@@ -83,7 +31,6 @@ describe('time accounting and enforcement: the real agent against the real serve
   let server: TestServer;
   let home: Household;
   let sys: Sysroot;
-  let logind: string;
   let clockFile: string;
   let daemon: AgentProcess;
   let systemId: string;
@@ -91,30 +38,9 @@ describe('time accounting and enforcement: the real agent against the real serve
   const others: SimAgent[] = [];
   const running: AgentProcess[] = [];
 
-  // Written aside and renamed, so that the stand-in never reads half a file.
-  const sessions = (list: Partial<FakeSession>[]) => {
-    writeFileSync(
-      `${logind}.tmp`,
-      JSON.stringify({
-        sessions: list.map((s) => ({
-          id: '2',
-          uid: 1000,
-          user: 'ann',
-          active: true,
-          locked: false,
-          idle: false,
-          state: 'active',
-          type: 'wayland',
-          display: '',
-          remote: false,
-          ...s,
-        })),
-      }),
-    );
-    renameSync(`${logind}.tmp`, logind);
-  };
-  const locks = () =>
-    existsSync(`${logind}.locks`) ? readFileSync(`${logind}.locks`, 'utf8').split('\n').filter(Boolean) : [];
+  let logind: FakeLogind;
+  const sessions = (list: Parameters<FakeLogind['sessions']>[0]) => logind.sessions(list);
+  const locks = () => logind.locks();
   const usage = async () => (await home.client.get(`/api/user/${childId}/usage`)).body;
   const polls = () => daemon.lines.filter((l) => l.msg === 'sessions polled');
   /** The next `n` polls after now. */
@@ -128,14 +54,9 @@ describe('time accounting and enforcement: the real agent against the real serve
     server = await startTestServer();
     home = await createHousehold(server, 'Time agent home');
     sys = makeSysroot([{ username: 'ann', uid: 1000, display_name: 'Ann' }]);
-    const bin = path.join(sys.root, 'test-bin');
-    mkdirSync(bin);
-    writeFileSync(path.join(bin, 'loginctl'), STAND_IN);
-    chmodSync(path.join(bin, 'loginctl'), 0o755);
-    logind = path.join(sys.root, 'logind.json');
+    logind = new FakeLogind(sys.root);
     clockFile = path.join(sys.root, 'clock-offset');
     writeFileSync(clockFile, '0');
-    sessions([{}]);
 
     const enrolling = new AgentProcess(
       ['enroll', '--server', server.url, '--token', await enrollmentToken(home)],
@@ -150,8 +71,7 @@ describe('time accounting and enforcement: the real agent against the real serve
     daemon = new AgentProcess(
       ['run'],
       agentEnv(sys, {
-        PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-        HEARTH_TEST_LOGIND: logind,
+        ...logind.env(),
         HEARTH_AGENT_CLOCK_FILE: clockFile,
         HEARTH_AGENT_ACTIVITY_POLL_MS: '100',
         HEARTH_AGENT_USAGE_REPORT_MS: '200',
