@@ -75,6 +75,7 @@ export class Outbox {
     try {
       for (let entry = this.entries[0]; entry; entry = this.entries[0]) {
         await send(entry.msg);
+        this.log.debug('outbox message sent', { type: entry.msg.type, key: entry.key });
         // The entry may have been replaced by a newer one with its key while we waited.
         if (this.entries[0]?.seq === entry.seq) this.entries.shift();
         sent++;
@@ -84,7 +85,10 @@ export class Outbox {
       this.log.info('outbox flush paused', { err, left: this.entries.length });
     } finally {
       this.flushing = false;
-      if (sent) this.save();
+      if (sent) {
+        this.save();
+        this.log.info('outbox sent', { count: sent, left: this.entries.length });
+      }
     }
     return sent;
   }

@@ -86,6 +86,7 @@ export class AgentProcess {
     this.child.stderr?.on('data', (d: Buffer) => {
       const text = d.toString();
       this.stderr += text;
+      if (process.env.HEARTH_TEST_AGENT_ECHO) process.stderr.write(text);
       partial += text;
       const parts = partial.split('\n');
       partial = parts.pop() ?? '';

@@ -90,6 +90,8 @@ function groupGone(pgid: number): Promise<void> {
 export class Kiosk {
   private readonly windows = new Map<string, Window>();
   private readonly isRoot = process.getuid?.() === 0;
+  /** Set by stopAll: the daemon is going away, so no window may start any more. */
+  private closed = false;
 
   constructor(private readonly o: KioskOptions) {}
 
@@ -104,6 +106,7 @@ export class Kiosk {
   /** Shows (or shows again with new arguments) the account's window; resolves once it is up. */
   async show(args: ShowOverlayArgs): Promise<void> {
     const username = args.linux_username;
+    if (this.closed) throw new Error('the agent is stopping');
     if (!this.o.account(username)) throw new Error(`no account named ${username} on this device`);
     const old = this.windows.get(username);
     const w: Window = {
@@ -141,6 +144,7 @@ export class Kiosk {
   }
 
   async stopAll(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.windows.keys()].map((u) => this.dismiss(u)));
   }
 
@@ -178,6 +182,9 @@ export class Kiosk {
 
   private async launch(username: string, w: Window): Promise<void> {
     const { paths, log, env, server } = this.o;
+    // Taken before the first await: a dismiss (or stopAll) while the display is looked up makes it stale.
+    const generation = w.generation;
+    const stale = () => this.closed || w.generation !== generation || this.windows.get(username) !== w;
     const account = this.o.account(username);
     if (!account) throw new Error(`no account named ${username} on this device`);
     const browser = findChromium(env);
@@ -185,7 +192,7 @@ export class Kiosk {
     if (!server.hasPage()) throw new Error('the overlay page blockedv2.html is not installed');
     const display = await findDisplay(paths, account, env);
     if (!display) throw new Error(`${username} has no graphical session to show the overlay on`);
-    const generation = w.generation;
+    if (stale()) throw new Error('the overlay was dismissed while its window was starting');
 
     const switching = this.isRoot && account.uid !== process.getuid?.();
     const profile = this.profileDir(account, switching);
@@ -264,7 +271,7 @@ export class Kiosk {
     });
     child.once('exit', (code, signal) => {
       if (w.child === child) w.child = undefined;
-      if (w.generation !== generation || this.windows.get(username) !== w) return;
+      if (stale()) return;
       log.warn('kiosk window ended while it should be shown; it comes back', {
         linux_username: username,
         code,

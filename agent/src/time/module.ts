@@ -156,6 +156,7 @@ export function timeModule(): AgentModule {
           !Number.isFinite(used_seconds)
         )
           return log.warn('time_status ignored: unexpected shape');
+        log.debug('time status from the server', { linux_username, date, used_seconds });
         guarded(() => run.serverUsage(linux_username, date, used_seconds));
       });
       ctx.onCommand('clear_clock_tamper', () => {
