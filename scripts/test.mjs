@@ -32,7 +32,7 @@ function findTests(dir) {
 if (!only.length) {
   step('lint (biome)', bin('biome'), ['check', '.']);
   step('type-check (packages)', bin('tsc'), ['-b', 'protocol', 'server']);
-  for (const project of ['server/test', 'web', 'web/test', 'overlay', 'agent', 'bench']) {
+  for (const project of ['server/test', 'web', 'web/test', 'overlay', 'agent', 'extension', 'bench']) {
     if (existsSync(path.join(root, project, 'tsconfig.json')))
       step(`type-check (${project})`, bin('tsc'), ['-p', project]);
   }
@@ -41,7 +41,7 @@ if (!only.length) {
 
 const files = only.length
   ? only
-  : ['protocol', 'server', 'web', 'overlay', 'agent', 'bench']
+  : ['protocol', 'server', 'web', 'overlay', 'agent', 'extension', 'bench']
       .flatMap((pkg) => findTests(path.join(root, pkg)))
       .sort();
 step(
