@@ -14,6 +14,7 @@ import { blocklistRoutes } from './features/blocklists/routes.js';
 import { dashboardRoutes } from './features/dashboard/routes.js';
 import { deviceRoutes } from './features/devices/routes.js';
 import { eventRoutes } from './features/events/routes.js';
+import { defaultExtensionDir, extensionRoutes } from './features/extension/routes.js';
 import { healthRoutes } from './features/health/routes.js';
 import { householdRoutes } from './features/household/routes.js';
 import { inventoryRoutes } from './features/inventory/routes.js';
@@ -140,6 +141,7 @@ export async function buildApp({ config, services }: BuildAppOptions): Promise<H
   blocklistRoutes(app, services);
   await agentChannelRoutes(app, services);
   overlayRoutes(app, config.overlayDir ?? defaultOverlayDir());
+  extensionRoutes(app, config, config.extensionDir ?? defaultExtensionDir());
 
   return app;
 }

@@ -31,6 +31,8 @@ export interface Config {
   webDir: string | null;
   /** Directory of the built Hearth Space page. */
   overlayDir: string | null;
+  /** Directory of the built browser extension (served packed and signed, /extension/update.xml). */
+  extensionDir: string | null;
   /** The worker deletes alerts older than this many days. */
   alertRetentionDays: number;
 }
@@ -232,6 +234,7 @@ const Environment = Type.Object({
   HEARTH_NINTENDO_API_BASE: HttpUrl('https://api-lp1.pctl.srv.nintendo.net'),
   HEARTH_WEB_DIR: Type.Optional(Type.String()),
   HEARTH_OVERLAY_DIR: Type.Optional(Type.String()),
+  HEARTH_EXTENSION_DIR: Type.Optional(Type.String()),
 });
 type Environment = StaticDecode<typeof Environment>;
 
@@ -291,6 +294,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: v.HEARTH_LOG_LEVEL,
     webDir: v.HEARTH_WEB_DIR ?? null,
     overlayDir: v.HEARTH_OVERLAY_DIR ?? null,
+    extensionDir: v.HEARTH_EXTENSION_DIR ?? null,
     alertRetentionDays: v.HEARTH_ALERT_RETENTION_DAYS,
   };
 }
