@@ -14,6 +14,73 @@ const isPolicy = (d: unknown): d is DomainPolicy =>
   Array.isArray((d as DomainPolicy).block) &&
   Array.isArray((d as DomainPolicy).allow);
 
+/**
+ * The names of one GET_POLICY part take at most this many bytes of JSON: half of what Chrome takes from
+ * a native host in one message (MAX_TO_CHROME, 1 MiB), which leaves room for the rest of the answer.
+ */
+export const POLICY_PART_BYTES = 512 * 1024;
+
+const NO_POLICY: DomainPolicy = { version: 0, managed_user_id: null, block: [], allow: [] };
+
+/**
+ * Where each part starts in `allow` followed by `block` (and one past the end), worked out once per
+ * kept policy: a policy object is replaced, never changed, when a new version arrives.
+ */
+const cutsOf = new WeakMap<DomainPolicy, Uint32Array>();
+
+function partCuts(policy: DomainPolicy): Uint32Array {
+  const kept = cutsOf.get(policy);
+  if (kept) return kept;
+  const cuts = [0];
+  const { allow, block } = policy;
+  const total = allow.length + block.length;
+  let bytes = 0;
+  for (let i = 0; i < total; i++) {
+    const name = (i < allow.length ? allow[i] : block[i - allow.length]) as string;
+    // The name, its quotes and a comma.
+    const cost = Buffer.byteLength(name, 'utf8') + 3;
+    if (bytes > 0 && bytes + cost > POLICY_PART_BYTES) {
+      cuts.push(i);
+      bytes = 0;
+    }
+    bytes += cost;
+  }
+  cuts.push(total);
+  const out = Uint32Array.from(cuts);
+  cutsOf.set(policy, out);
+  return out;
+}
+
+export interface PolicyPart {
+  version: number;
+  block: string[];
+  allow: string[];
+  part: number;
+  parts: number;
+}
+
+/**
+ * Part `part` of an account's policy as GET_POLICY answers it (DESIGN §14): the allow entries come
+ * first (all in part 0 when they fit), then the block entries, in slices whose JSON stays under
+ * POLICY_PART_BYTES; an empty policy is one part. Null for a part that does not exist.
+ */
+export function policyPart(policy: DomainPolicy | null, part: number): PolicyPart | null {
+  const p = policy ?? NO_POLICY;
+  const cuts = partCuts(p);
+  const parts = cuts.length - 1;
+  if (!Number.isInteger(part) || part < 0 || part >= parts) return null;
+  const from = cuts[part] as number;
+  const to = cuts[part + 1] as number;
+  const a = p.allow.length;
+  return {
+    version: p.version,
+    block: p.block.slice(Math.max(from - a, 0), Math.max(to - a, 0)),
+    allow: p.allow.slice(Math.min(from, a), Math.min(to, a)),
+    part,
+    parts,
+  };
+}
+
 export class DomainPolicyStore implements DomainPolicies {
   private readonly kept = new Map<string, DomainPolicy | null>();
   private readonly listeners: ((username: string, version: number) => void)[] = [];

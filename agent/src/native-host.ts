@@ -9,7 +9,10 @@ import { LineSplitter } from './ipc/lines.js';
 /** Chrome sends at most 64 MiB, but nothing of ours is near 1 MiB; Chrome takes at most 1 MiB from us. */
 export const MAX_FROM_CHROME = 1024 * 1024;
 export const MAX_TO_CHROME = 1024 * 1024;
-/** Answers from the daemon may be larger than what Chrome takes (a long block list); they are refused then. */
+/**
+ * An answer from the daemon larger than what Chrome takes is refused (`too_large`); GET_POLICY answers in
+ * parts of at most POLICY_PART_BYTES of names (agent/src/domain-policy.ts) so that a big policy fits.
+ */
 const MAX_FROM_AGENT = 16 * 1024 * 1024;
 const RECONNECT_MS = 5_000;
 

@@ -1,21 +1,24 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { ALLOW_LOOPBACK, hostsList, ListServer } from '../../server/test/blocklists-fixture.js';
 import {
   createHousehold,
   type Household,
   startTestServer,
   type TestServer,
 } from '../../server/test/helpers.js';
-import { encodeFrame, FrameReader } from '../src/native-host.js';
+import { POLICY_PART_BYTES } from '../src/domain-policy.js';
+import { encodeFrame, FrameReader, MAX_TO_CHROME } from '../src/native-host.js';
 import { IpcClient, startApprovedAgent } from './approved-agent.js';
 import { AGENT_DIR, type AgentProcess, makeSysroot, ROOT, type Sysroot } from './harness.js';
 
 const isRoot = process.getuid?.() === 0;
 const ANN = 1000;
 const BEN = 1001;
+const CAT = 1002;
 
 /** A short node script run as another account (root only): what that account can reach. */
 function probeAs(uid: number, dir: string, socket: string): Promise<{ list: string; connect: string }> {
@@ -127,11 +130,13 @@ describe('the IPC sockets and the native-messaging host, against the real server
   };
 
   before(async () => {
-    server = await startTestServer();
+    // The big-policy test serves its list from loopback.
+    server = await startTestServer({ name: 'sqlite' }, ALLOW_LOOPBACK);
     home = await createHousehold(server, 'IPC home');
     sys = makeSysroot([
       { username: 'ann', uid: ANN },
       { username: 'ben', uid: BEN },
+      { username: 'cat', uid: CAT },
     ]);
     // mkdtemp makes the temporary root 0700; a real / lets every account walk to /run.
     chmodSync(sys.root, 0o755);
@@ -220,10 +225,19 @@ describe('the IPC sockets and the native-messaging host, against the real server
       version: 0,
       block: [],
       allow: [],
+      part: 0,
+      parts: 1,
     });
     const host = nativeHost(ANN);
     host.send({ id: 7, type: 'GET_POLICY' });
-    assert.deepEqual(await host.next((m) => m.id === 7), { id: 7, version: 0, block: [], allow: [] });
+    assert.deepEqual(await host.next((m) => m.id === 7), {
+      id: 7,
+      version: 0,
+      block: [],
+      allow: [],
+      part: 0,
+      parts: 1,
+    });
 
     const child = (await home.client.post('/api/user/create', { name: 'Ann' })).body.id as string;
     const source = (
@@ -250,7 +264,8 @@ describe('the IPC sockets and the native-messaging host, against the real server
     const policy = await ann.request({ type: 'GET_POLICY' });
     assert.equal(policy.version, pushed.version);
     assert.ok((policy.block as string[]).includes('games.example'));
-    host.send({ id: 'p2', type: 'GET_POLICY' });
+    assert.equal(policy.parts, 1);
+    host.send({ id: 'p2', type: 'GET_POLICY', part: 0 });
     assert.deepEqual((await host.next((m) => m.id === 'p2')).block, policy.block);
 
     // Ben's connection heard nothing and still sees no policy.
@@ -259,8 +274,102 @@ describe('the IPC sockets and the native-messaging host, against the real server
       version: 0,
       block: [],
       allow: [],
+      part: 0,
+      parts: 1,
     });
     assert.ok(!ben.lines.some((l) => l.type === 'POLICY_CHANGED'));
+  });
+
+  test('a 200,000-domain policy crosses the native host in parts under 1 MiB, reassembled as the server serves it; a bad part is refused', async () => {
+    const lists = await new ListServer().start();
+    try {
+      // Realistic names (as bench/src/blocklists.ts makes them): ~2.9 MiB of JSON, several parts.
+      const tlds = ['com', 'net', 'org', 'io', 'de', 'info', 'co.uk', 'fr'];
+      const domains = Array.from(
+        { length: 200_000 },
+        (_, i) =>
+          `${i % 5 === 0 ? 'ads.' : ''}${(Math.imul(i, 2654435761) >>> 0).toString(36)}.${tlds[i % tlds.length]}`,
+      );
+      const url = lists.set('/big.txt', { body: hostsList(domains) });
+      const source = await home.client.post('/blocklists/sources/add', { name: 'Big', kind: 'url', url });
+      assert.equal(source.status, 201, source.text);
+      const refreshed = await home.client.post(`/blocklists/sources/${source.body.id}/refresh`, {});
+      assert.equal(refreshed.status, 200, refreshed.text);
+      assert.equal(refreshed.body.source.domain_count, domains.length);
+
+      const cat = await connect(CAT);
+      const child = (await home.client.post('/api/user/create', { name: 'Cat' })).body.id as string;
+      const assigned = await home.client.post(`/managed-users/${child}/blocklists/update`, {
+        source_ids: [source.body.id],
+        allow_domains: ['allowed.example'],
+      });
+      assert.equal(assigned.status, 200, assigned.text);
+      const mapped = await home.client.post(`/managed-users/${child}/mappings/add`, {
+        system_id: systemId,
+        linux_username: 'cat',
+      });
+      assert.ok(mapped.status < 300, mapped.text);
+      await cat.next((l) => l.type === 'POLICY_CHANGED');
+
+      // What the extension's worker does: part 0 says how many parts; a new version starts again.
+      const host = nativeHost(CAT);
+      let asked = 0;
+      const ask = async (part: number) => {
+        const id = `part-${asked++}`;
+        host.send({ id, type: 'GET_POLICY', part });
+        return host.next((m) => m.id === id);
+      };
+      let block: string[] = [];
+      let allow: string[] = [];
+      let version = -1;
+      let parts = 1;
+      const sizes: number[] = [];
+      for (let part = 0; part < parts; part++) {
+        const answer = await ask(part);
+        assert.notEqual(answer.ok, false, JSON.stringify(answer).slice(0, 200));
+        if (part > 0 && answer.version !== version) {
+          part = -1;
+          block = [];
+          allow = [];
+          continue;
+        }
+        sizes.push(Buffer.byteLength(JSON.stringify(answer)));
+        assert.equal(answer.part, part);
+        ({ version, parts } = answer as { version: number; parts: number });
+        block = block.concat(answer.block as string[]);
+        allow = allow.concat(answer.allow as string[]);
+      }
+      assert.ok(parts >= 4, `${parts} parts`);
+      for (const size of sizes) assert.ok(size < MAX_TO_CHROME && size < POLICY_PART_BYTES + 1024, `${size}`);
+
+      const token = readFileSync(path.join(sys.stateDir, 'token'), 'utf8').trim();
+      const served = await fetch(`${server.url}/api/agent/domain-policy?linux_username=cat`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(served.status, 200);
+      const expected = (await served.json()) as { version: number; block: string[]; allow: string[] };
+      assert.equal(expected.block.length, domains.length);
+      assert.equal(version, expected.version);
+      assert.deepEqual(block, expected.block);
+      assert.deepEqual(allow, expected.allow);
+      assert.deepEqual(allow, ['allowed.example']);
+
+      for (const part of [parts, -1, 1.5, '1', null]) {
+        host.send({ id: `bad-${String(part)}`, type: 'GET_POLICY', part });
+        assert.deepEqual(await host.next((m) => m.id === `bad-${String(part)}`), {
+          id: `bad-${String(part)}`,
+          ok: false,
+          error: 'invalid',
+        });
+      }
+      assert.deepEqual(await cat.request({ type: 'GET_POLICY', part: parts }), {
+        id: 'r1',
+        ok: false,
+        error: 'invalid',
+      });
+    } finally {
+      await lists.close();
+    }
   });
 
   test('the native host relays requests and answers in Chrome’s framing', async () => {

@@ -3,6 +3,7 @@
 // from (the socket's directory, the overlay's bridge token), never by a field of the message.
 import { LIMITS, OVERLAY_REASONS } from '@hearth/protocol';
 import type { AgentContext } from '../context.js';
+import { policyPart } from '../domain-policy.js';
 
 export type Answer = Record<string, unknown>;
 export type Message = Record<string, unknown> & { type?: unknown };
@@ -109,10 +110,11 @@ async function dispatch(ctx: AgentContext, username: string, msg: Message): Prom
       return failure(result);
     }
     case 'GET_POLICY': {
-      const policy = ctx.domainPolicies?.get(username);
-      return policy
-        ? { version: policy.version, block: policy.block, allow: policy.allow }
-        : { version: 0, block: [], allow: [] };
+      // A big policy does not fit in one native-messaging answer (1 MiB): it is asked for part by part.
+      const part = msg.part === undefined ? 0 : msg.part;
+      const answer =
+        typeof part === 'number' ? policyPart(ctx.domainPolicies?.get(username) ?? null, part) : null;
+      return answer ? { ...answer } : { ok: false, error: 'invalid' };
     }
     default:
       return { ok: false, error: 'unknown_type' };
