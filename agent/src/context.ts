@@ -48,6 +48,8 @@ export interface AgentContext {
   version: string;
   hostname: string;
   systemId: string;
+  /** The server this device is enrolled with (its base URL, no trailing slash). */
+  serverUrl: string;
   /** The device's human accounts (read again on each call: accounts come and go). */
   accounts(): HumanAccount[];
   events: EventEmitter<AgentEvents>;

@@ -1,8 +1,10 @@
 // `hearth-agent run`: the daemon. Builds the context, connects, and starts each part in order.
+
 import { EventEmitter } from 'node:events';
 import { type FSWatcher, watch } from 'node:fs';
 import { hostname } from 'node:os';
 import { humanAccounts } from './accounts.js';
+import { browserPolicyModule } from './browser-policy.js';
 import { Channel } from './channel.js';
 import type { AgentContext, AgentEvents, AgentModule } from './context.js';
 import { domainPolicyModule } from './domain-policy.js';
@@ -34,7 +36,14 @@ export interface RunningDaemon {
 
 /** Every part of the agent, in start order (stopped in reverse). */
 export function defaultModules(): AgentModule[] {
-  return [domainPolicyModule(), overlayModule(), ipcModule(), timeModule(), inventoryModule()];
+  return [
+    domainPolicyModule(),
+    overlayModule(),
+    ipcModule(),
+    timeModule(),
+    inventoryModule(),
+    browserPolicyModule(),
+  ];
 }
 
 export function backoffFromEnv(env: NodeJS.ProcessEnv): { baseMs: number; maxMs: number } | undefined {
@@ -142,6 +151,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     version: AGENT_VERSION,
     hostname: name,
     systemId: identity.system_id,
+    serverUrl: identity.server_url.replace(/\/+$/, ''),
     accounts: () => humanAccounts(paths),
     events,
     connected: () => channel.authenticated,

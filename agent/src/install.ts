@@ -19,9 +19,11 @@ import {
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { applyBrowserPolicies, keptSource, removeBrowserPolicies } from './browser-policy.js';
 import type { Logger } from './log.js';
 import { type AgentPaths, underRoot } from './paths.js';
 import { systemctl, systemdManages } from './service.js';
+import { StateStore } from './state.js';
 import { LIB_DIR, PAYLOAD, SHARE_DIR, type SystemFile, systemFiles, UNIT_NAME } from './system-files.js';
 
 export async function install(paths: AgentPaths, log: Logger, args: string[]): Promise<number> {
@@ -53,6 +55,10 @@ export async function install(paths: AgentPaths, log: Logger, args: string[]): P
     }
   }
   console.log(`${written} written, ${files.length - written} already up to date.`);
+  // Enrolled before: the browsers force-install the server's extension again (the daemon keeps this up).
+  const source = keptSource(new StateStore(paths.stateDir, log));
+  if (source)
+    for (const file of applyBrowserPolicies(paths, source)) console.log(`wrote ${file} (browser policy)`);
   if (systemdManages(paths)) {
     systemctl(log, 'daemon-reload');
     systemctl(log, 'enable', UNIT_NAME);
@@ -110,6 +116,7 @@ function uninstall(paths: AgentPaths, log: Logger, purge: boolean): number {
     rmSync(dest, { force: true });
     console.log(`removed ${file.path}`);
   }
+  for (const file of removeBrowserPolicies(paths)) console.log(`removed ${file}`);
   // Our own folders go when empty; the browsers' folders are shared with other hosts and stay.
   for (const dir of [LIB_DIR, SHARE_DIR]) {
     try {

@@ -78,14 +78,19 @@ WantedBy=multi-user.target
 `;
 }
 
-/** The host manifest Chromium-based browsers read to start the host for our extension only. */
-export function nativeHostManifest(): string {
+/**
+ * The host manifest Chromium-based browsers read to start the host for our extension only: the fixed ID
+ * of an unpacked load and, once the agent has learnt it, the ID the server signs its packed extension with.
+ */
+export function nativeHostManifest(extraIds: string[] = []): string {
   const manifest = {
     name: NATIVE_HOST_NAME,
     description: 'Hearth agent: relays the Hearth extension to the agent on this computer',
     path: NATIVE_HOST_PROGRAM,
     type: 'stdio',
-    allowed_origins: [`chrome-extension://${EXTENSION_ID}/`],
+    allowed_origins: [EXTENSION_ID, ...extraIds.filter((id) => id !== EXTENSION_ID)].map(
+      (id) => `chrome-extension://${id}/`,
+    ),
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
