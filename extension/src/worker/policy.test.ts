@@ -165,6 +165,18 @@ describe('DomainPolicy', () => {
     assert.equal(p.decide('n50-0.example'), null);
   });
 
+  test('a big policy finds every name and nothing else (offsets and fingerprints share a slot’s 32 bits)', () => {
+    const block = Array.from(
+      { length: 300_000 },
+      (_, i) => `${(Math.imul(i, 2654435761) >>> 0).toString(36)}.example`,
+    );
+    const p = policy(block, ['www.0.example']);
+    assert.equal(p.blockCount, block.length);
+    for (let i = 0; i < block.length; i += 7) assert.equal(p.decide(`cdn.${block[i]}`), 'block');
+    for (let i = 0; i < 50_000; i++) assert.equal(p.decide(`${i.toString(36)}-x.example`), null);
+    assert.equal(p.decide('a.www.0.example'), 'allow');
+  });
+
   test('decide agrees with the server’s rule written naively, on random policies', () => {
     // Few, short labels, so rules overlap and hosts often sit under them.
     const label = fc.constantFrom('a', 'b', 'c', 'ab', 'xn--d', '1', 'com');

@@ -10,10 +10,12 @@
 // is served already leaves out every block entry an allow covers (EffectiveList), so there "nearer
 // allow" and "any allow" agree; for any other input this mirrors the server's rule.
 //
-// A million names held as a Set of strings cost V8 some 60 MB; here they are one byte array of the
-// names (each as [flags, length, …ASCII bytes]) and an open-addressing table (linear probing) of
-// Uint32 offsets into it with a 16-bit fingerprint per slot: about 16 bytes a name plus 6 bytes a slot.
-// Hosts are hashed right to left, so one pass over the host gives the hash of each parent domain.
+// A million names held as a Set of strings cost V8 some 40–70 bytes each; here they are one byte array
+// of the names (each as [flags, length, …ASCII bytes]) and an open-addressing table (linear probing) of
+// one Uint32 a slot: the name's offset in the low bits and a fingerprint of its hash in the bits the
+// offsets leave free, so a probe reads one word and rarely touches a name that does not match. About
+// 20 bytes a name in all (bench/results/extension-policy.md). Hosts are hashed right to left, so one
+// pass over the host gives the hash of each parent domain.
 
 export interface PolicyWire {
   version: number;
@@ -25,8 +27,10 @@ export type PolicyAction = 'block' | 'allow';
 
 const BLOCK = 1;
 const ALLOW = 2;
-/** Filled slots per slot at most; misses probe about (1 + 1/(1-a)²)/2 slots (3.6 at 0.6). */
-const LOAD = 0.6;
+/** Set on a name some allow rule sits under: a block found there is not yet the answer. */
+const ALLOW_BELOW = 4;
+/** Filled slots per slot at most. Probes walk neighbouring words, so a longer run costs little. */
+const LOAD = 0.7;
 const MIN_SLOTS = 8;
 /** Stored names are at most 253 characters (DESIGN §6); a length is one byte. */
 const MAX_NAME = 255;
@@ -44,21 +48,13 @@ function mix(h: number): number {
   return h >>> 0;
 }
 
-/** One step of the right-to-left hash over an ASCII letter, lower-cased. */
+/** One step of the right-to-left hash over an ASCII character, lower-cased. */
 const step = (h: number, c: number) => Math.imul(h ^ (c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME);
 
 /** The slot a hash starts probing at (Lemire's multiply-shift: any table size, no modulo). */
 const slotOf = (h: number, slots: number) => Math.floor((h * slots) / 4294967296);
 
-/**
- * The table: `names` holds each name as [flags, length, bytes…]; `refs[s]` is 1 + where slot s's name
- * starts (0: empty), `prints[s]` the low 16 bits of its hash.
- */
-interface Table {
-  names: Uint8Array;
-  refs: Uint32Array;
-  prints: Uint16Array;
-}
+const slotsFor = (names: number) => Math.max(MIN_SLOTS, Math.ceil(names / LOAD) + 1);
 
 /** The name at `at` equals host[from, to) lower-cased. */
 function sameName(names: Uint8Array, at: number, host: string, from: number, to: number): boolean {
@@ -70,43 +66,6 @@ function sameName(names: Uint8Array, at: number, host: string, from: number, to:
     if (names[p] !== c) return false;
   }
   return true;
-}
-
-/** Where host[from, to) (hash h) is stored, or -1. */
-function find(
-  names: Uint8Array,
-  refs: Uint32Array,
-  prints: Uint16Array,
-  h: number,
-  host: string,
-  from: number,
-  to: number,
-): number {
-  const slots = refs.length;
-  const print = h & 0xffff;
-  let s = slotOf(h, slots);
-  for (;;) {
-    const ref = refs[s] as number;
-    if (ref === 0) return -1;
-    if (prints[s] === print && sameName(names, ref - 1, host, from, to)) return ref - 1;
-    s = s + 1 === slots ? 0 : s + 1;
-  }
-}
-
-/** Puts the name at `at` (hash h) in a free slot; the caller knows it is not there yet. */
-function place(refs: Uint32Array, prints: Uint16Array, h: number, at: number): void {
-  const slots = refs.length;
-  let s = slotOf(h, slots);
-  while (refs[s] !== 0) s = s + 1 === slots ? 0 : s + 1;
-  refs[s] = at + 1;
-  prints[s] = h & 0xffff;
-}
-
-/** The hash of the stored name at `at`, as `decide` makes it from a host. */
-function hashStored(names: Uint8Array, at: number): number {
-  let h = FNV_OFFSET;
-  for (let p = at + 1 + (names[at + 1] as number); p > at + 1; p--) h = step(h, names[p] as number);
-  return mix(h);
 }
 
 /**
@@ -138,14 +97,62 @@ function nameEnd(host: string): number {
   return host.includes(':') ? -1 : end;
 }
 
-const EMPTY_TABLE: Table = {
-  names: new Uint8Array(0),
-  refs: new Uint32Array(MIN_SLOTS),
-  prints: new Uint16Array(MIN_SLOTS),
-};
+/**
+ * The finished table. `names` holds each name as [flags, length, bytes…]. A slot is 0 when empty, else
+ * `fingerprint << refBits | (offset + 1)`: `refBits` is as few bits as the offsets need, and the
+ * fingerprint is the hash's low bits that remain.
+ */
+class Table {
+  private readonly refMask: number;
+  private readonly printMask: number;
+
+  constructor(
+    readonly names: Uint8Array,
+    private readonly slots: Uint32Array,
+    private readonly refBits: number,
+  ) {
+    this.refMask = 2 ** refBits - 1;
+    this.printMask = 2 ** (32 - refBits) - 1;
+  }
+
+  static readonly EMPTY = new Table(new Uint8Array(0), new Uint32Array(MIN_SLOTS), 1);
+
+  /** Packs the builder's entries (offsets + 1 and their hashes) into a table of its own size. */
+  static pack(names: Uint8Array, refs: Uint32Array, hashes: Uint32Array, count: number): Table {
+    const refBits = Math.max(1, Math.ceil(Math.log2(names.length + 2)));
+    const slots = new Uint32Array(slotsFor(count));
+    // Offsets of up to 31 bits leave a fingerprint of at least one; a policy of 2 GiB is far beyond a worker.
+    if (refBits > 31) throw new Error('DomainPolicy: too many names');
+    const printMask = 2 ** (32 - refBits) - 1;
+    for (let s = 0; s < refs.length; s++) {
+      const ref = refs[s] as number;
+      if (ref === 0) continue;
+      const h = hashes[s] as number;
+      let at = slotOf(h, slots.length);
+      while (slots[at] !== 0) at = at + 1 === slots.length ? 0 : at + 1;
+      slots[at] = (((h & printMask) << refBits) | ref) >>> 0;
+    }
+    return new Table(names, slots, refBits);
+  }
+
+  /** Where host[from, to) (hash h) is stored, or -1. */
+  find(h: number, host: string, from: number, to: number): number {
+    const { slots, names, refBits, refMask } = this;
+    const n = slots.length;
+    const print = h & this.printMask;
+    let s = slotOf(h, n);
+    for (;;) {
+      const v = slots[s] as number;
+      if (v === 0) return -1;
+      if (v >>> refBits === print && sameName(names, (v & refMask) - 1, host, from, to))
+        return (v & refMask) - 1;
+      s = s + 1 === n ? 0 : s + 1;
+    }
+  }
+}
 
 export class DomainPolicy {
-  /** Built by `from`, `empty` or a DomainPolicyBuilder. */
+  /** Made by `from`, `empty` or a DomainPolicyBuilder. */
   constructor(
     readonly version: number,
     private readonly table: Table,
@@ -154,7 +161,7 @@ export class DomainPolicy {
   ) {}
 
   static empty(): DomainPolicy {
-    return new DomainPolicy(0, EMPTY_TABLE, 0, 0);
+    return new DomainPolicy(0, Table.EMPTY, 0, 0);
   }
 
   /** Builds from the agent's lists (parts concatenated by the caller, or via the builder below). */
@@ -171,18 +178,22 @@ export class DomainPolicy {
   decide(host: string): PolicyAction | null {
     const end = nameEnd(host);
     if (end < 0) return null;
-    const { names, refs, prints } = this.table;
+    const t = this.table;
+    const names = t.names;
     let blocked = false;
     let h = FNV_OFFSET;
-    // Right to left; at each dot (and at the start) the hash so far is that of the domain after it.
+    // Right to left, so parents come first; at each dot (and at the start) the hash so far is that of
+    // the domain after it.
     for (let k = end - 1; k >= -1; k--) {
       const c = k >= 0 ? host.charCodeAt(k) : DOT;
       if (c === DOT) {
-        const at = find(names, refs, prints, mix(h), host, k + 1, end);
+        const at = t.find(mix(h), host, k + 1, end);
         if (at >= 0) {
           const flags = names[at] as number;
           if (flags & ALLOW) return 'allow';
-          blocked = true;
+          // Parents had no allow; only a rule under this one could still lift the block.
+          if (flags & BLOCK && !(flags & ALLOW_BELOW)) return 'block';
+          if (flags & BLOCK) blocked = true;
         }
       }
       h = step(h, c);
@@ -194,16 +205,16 @@ export class DomainPolicy {
   match(host: string): { action: PolicyAction; domain: string } | null {
     const end = nameEnd(host);
     if (end < 0) return null;
-    const { names, refs, prints } = this.table;
+    const t = this.table;
     let allowFrom = -1;
     let blockFrom = -1;
     let h = FNV_OFFSET;
     for (let k = end - 1; k >= -1; k--) {
       const c = k >= 0 ? host.charCodeAt(k) : DOT;
       if (c === DOT) {
-        const at = find(names, refs, prints, mix(h), host, k + 1, end);
+        const at = t.find(mix(h), host, k + 1, end);
         if (at >= 0) {
-          const flags = names[at] as number;
+          const flags = t.names[at] as number;
           // Walking right to left, a later find is a longer, nearer domain.
           if (flags & ALLOW) allowFrom = k + 1;
           if (flags & BLOCK) blockFrom = k + 1;
@@ -221,8 +232,9 @@ export class DomainPolicy {
 export class DomainPolicyBuilder {
   private names = new Uint8Array(0);
   private used = 0;
+  /** While building, a slot holds offset + 1 and, beside it, the full hash (growing needs no rehashing). */
   private refs = new Uint32Array(MIN_SLOTS);
-  private prints = new Uint16Array(MIN_SLOTS);
+  private hashes = new Uint32Array(MIN_SLOTS);
   private count = 0;
   private blocks = 0;
   private allows = 0;
@@ -245,20 +257,54 @@ export class DomainPolicyBuilder {
   build(): DomainPolicy {
     if (this.built) throw new Error('DomainPolicyBuilder: build() was called already');
     this.built = true;
-    if (this.count === 0) return new DomainPolicy(this.version, EMPTY_TABLE, 0, 0);
-    // Batches sized the table for every name given; repeats and skipped names may leave it roomier.
-    const fits = slotsFor(this.count);
-    if (this.refs.length > fits * 1.25) this.rehash(fits);
-    const table: Table = {
-      names: this.used === this.names.length ? this.names : this.names.slice(0, this.used),
-      refs: this.refs,
-      prints: this.prints,
-    };
-    const policy = new DomainPolicy(this.version, table, this.blocks, this.allows);
+    let policy = new DomainPolicy(this.version, Table.EMPTY, 0, 0);
+    if (this.count > 0) {
+      if (this.allows > 0) this.markAllowBelow();
+      const names = this.used === this.names.length ? this.names : this.names.slice(0, this.used);
+      const table = Table.pack(names, this.refs, this.hashes, this.count);
+      policy = new DomainPolicy(this.version, table, this.blocks, this.allows);
+    }
     this.names = new Uint8Array(0);
     this.refs = new Uint32Array(0);
-    this.prints = new Uint16Array(0);
+    this.hashes = new Uint32Array(0);
     return policy;
+  }
+
+  /** Where the name bytes[from, to) is, or -1 (bytes of `names` itself: the parents of a stored name). */
+  private findStored(h: number, from: number, to: number): number {
+    const { refs, hashes, names } = this;
+    const n = refs.length;
+    let s = slotOf(h, n);
+    for (;;) {
+      const ref = refs[s] as number;
+      if (ref === 0) return -1;
+      if (hashes[s] === h && names[ref] === to - from) {
+        let same = true;
+        for (let k = 0; k < to - from && same; k++) same = names[ref + 1 + k] === names[from + k];
+        if (same) return ref - 1;
+      }
+      s = s + 1 === n ? 0 : s + 1;
+    }
+  }
+
+  /** Flags every stored parent of an allowed name, so that a lookup knows a block there is not final. */
+  private markAllowBelow(): void {
+    const { refs, names } = this;
+    for (let s = 0; s < refs.length; s++) {
+      const ref = refs[s] as number;
+      if (ref === 0 || !((names[ref - 1] as number) & ALLOW)) continue;
+      const start = ref + 1;
+      const end = start + (names[ref] as number);
+      let h = FNV_OFFSET;
+      for (let p = end - 1; p > start; p--) {
+        const c = names[p] as number;
+        if (c === DOT) {
+          const at = this.findStored(mix(h), p + 1, end);
+          if (at >= 0) names[at] = (names[at] as number) | ALLOW_BELOW;
+        }
+        h = step(h, c);
+      }
+    }
   }
 
   private reserve(bytes: number, names: number): void {
@@ -268,19 +314,23 @@ export class DomainPolicyBuilder {
       this.names = grown;
     }
     const slots = slotsFor(this.count + names);
-    if (slots > this.refs.length) this.rehash(Math.max(slots, this.refs.length * 2));
+    if (slots > this.refs.length) this.grow(Math.max(slots, this.refs.length * 2));
   }
 
-  private rehash(slots: number): void {
+  private grow(slots: number): void {
     const refs = new Uint32Array(slots);
-    const prints = new Uint16Array(slots);
-    const old = this.refs;
-    for (let s = 0; s < old.length; s++) {
-      const ref = old[s] as number;
-      if (ref !== 0) place(refs, prints, hashStored(this.names, ref - 1), ref - 1);
+    const hashes = new Uint32Array(slots);
+    for (let s = 0; s < this.refs.length; s++) {
+      const ref = this.refs[s] as number;
+      if (ref === 0) continue;
+      const h = this.hashes[s] as number;
+      let at = slotOf(h, slots);
+      while (refs[at] !== 0) at = at + 1 === slots ? 0 : at + 1;
+      refs[at] = ref;
+      hashes[at] = h;
     }
     this.refs = refs;
-    this.prints = prints;
+    this.hashes = hashes;
   }
 
   /** A name as a rule: lower case, no trailing dot; one that is not ASCII or too long is no stored name. */
@@ -295,21 +345,32 @@ export class DomainPolicyBuilder {
       h = step(h, c);
     }
     h = mix(h);
-    let at = find(this.names, this.refs, this.prints, h, name, 0, end);
+    const { refs, hashes, names } = this;
+    const n = refs.length;
+    let s = slotOf(h, n);
+    let at = -1;
+    for (;;) {
+      const ref = refs[s] as number;
+      if (ref === 0) break;
+      if (hashes[s] === h && sameName(names, ref - 1, name, 0, end)) {
+        at = ref - 1;
+        break;
+      }
+      s = s + 1 === n ? 0 : s + 1;
+    }
     if (at < 0) {
-      // `reserve` made room for the batch; a name given twice in one batch only wastes its room.
-      if (this.count + 1 > this.refs.length * LOAD) this.rehash(this.refs.length * 2);
-      if (this.used + end + 2 > this.names.length) this.reserve(end + 2, 0);
+      // `add` reserved bytes and slots for the whole batch (a repeated name only leaves its room unused).
       at = this.used;
-      const names = this.names;
-      names[at] = 0;
-      names[at + 1] = end;
+      const bytes = this.names;
+      bytes[at] = 0;
+      bytes[at + 1] = end;
       for (let k = 0; k < end; k++) {
         const c = name.charCodeAt(k);
-        names[at + 2 + k] = c >= 65 && c <= 90 ? c + 32 : c;
+        bytes[at + 2 + k] = c >= 65 && c <= 90 ? c + 32 : c;
       }
       this.used += end + 2;
-      place(this.refs, this.prints, h, at);
+      this.refs[s] = at + 1;
+      this.hashes[s] = h;
       this.count++;
     }
     const flags = this.names[at] as number;
@@ -319,5 +380,3 @@ export class DomainPolicyBuilder {
     else this.allows++;
   }
 }
-
-const slotsFor = (names: number) => Math.max(MIN_SLOTS, Math.ceil(names / LOAD) + 1);
