@@ -10,6 +10,7 @@ import {
   chromiumMissing,
   detectContext,
   detectInFrame,
+  hugePage,
   launchBrowser,
   loadCorpus,
   runEntry,
@@ -51,29 +52,6 @@ const SPY_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Sign i
 <script>window.spyElement();</script>
 </body></html>`;
 
-/** A page that builds `count` elements of ordinary content, then the given form at the end. */
-function hugePage(form: string, count: number): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Archive</title></head><body>
-<div id="bulk"></div>
-${form}
-<script>
-  const bulk = document.getElementById('bulk');
-  const html = [];
-  for (let i = 0; i < ${count / 5}; i++) {
-    html.push('<section><h3>Entry ' + i + '</h3><p>Text <a href="/e/' + i + '">more</a> <span>tag</span></p></section>');
-  }
-  bulk.innerHTML = html.join('');
-  document.documentElement.dataset.ready = String(document.getElementsByTagName('*').length);
-</script></body></html>`;
-}
-
-const HUGE_LOGIN = `<form action="/session" method="post"><h2>Log in</h2>
-  <input name="username" autocomplete="username"><input name="password" type="password">
-  <button type="submit">Log in</button> <a href="/join">Join</a></form>`;
-const HUGE_SIGNUP = `<h2>Join the archive</h2><form action="/users" method="post">
-  <input name="email" type="email"><input name="password" type="password"><input name="password2" type="password">
-  <button type="submit">Continue</button></form>`;
-
 // Named elements shadow the document's and the form's own methods and properties.
 const CLOBBER_SIGNUP = `<!doctype html><html><head><meta charset="utf-8"><title>Register</title></head><body>
 <img name="querySelectorAll" src="data:,"><img name="getElementsByTagName" src="data:,">
@@ -109,8 +87,8 @@ describe('sign-up and login detection in Chromium', { skip: missing ?? false }, 
       corpus,
       new Map([
         ['spy.test/login', SPY_PAGE],
-        ['huge.test/login', hugePage(HUGE_LOGIN, 50_000)],
-        ['huge.test/welcome', hugePage(HUGE_SIGNUP, 50_000)],
+        ['huge.test/login', hugePage('login', 50_000)],
+        ['huge.test/welcome', hugePage('signup', 50_000)],
         ['clobber.test/account', CLOBBER_SIGNUP],
         ['clobber.test/session', CLOBBER_LOGIN],
       ]),
@@ -140,6 +118,8 @@ describe('sign-up and login detection in Chromium', { skip: missing ?? false }, 
           result.frames.every((f) => f.signup === null),
           seen,
         );
+        const found = result.frames.find((f) => f.login)?.login;
+        if (entry.username) assert.equal(found?.username, entry.username, 'the username field');
       }
     });
   }

@@ -24,6 +24,7 @@ const MAX_ACTIONS = 3_000;
 const GROUP_CLIMB = 10;
 const HEADING_CLIMB = 4;
 const TEXT_CAP = 160;
+const MAX_SHADOW_QUERIES = 200;
 
 // ---------------------------------------------------------------------------------------------------
 // Safe DOM access: methods and getters taken from the prototypes, never looked up on the node.
@@ -117,7 +118,8 @@ function dom(): Dom {
       return get ? get(el) : null;
     },
     prev: (el) => (prevSibling ? prevSibling(el) : null),
-    before: (a, b) => (compare(a, b) & 4) !== 0,
+    // Nodes in different shadow trees compare as disconnected: their order is unknown, so "before".
+    before: (a, b) => (compare(a, b) & 5) !== 0,
     visible: (el) => (check ? check(el, { visibilityProperty: true }) : true),
     inputType: (el) => (tag(el) === 'input' && typeOf ? typeOf(el) : tag(el)),
     labels(el) {
@@ -125,11 +127,20 @@ function dom(): Dom {
       const list = get ? get(el) : null;
       const out: string[] = [];
       if (list) for (let i = 0; i < list.length && i < 3; i++) out.push(textContent(list[i] as Node) ?? '');
+      // Single-page apps often put a <label> beside the input without for=.
+      const prev = out.length || !prevSibling ? null : prevSibling(el);
+      if (prev && tag(prev) === 'label') out.push(textContent(prev) ?? '');
       return out;
     },
     value: (input) => (inputValue ? inputValue(input) : ''),
   };
   return cachedDom;
+}
+
+function rootNode(d: Dom, node: Node): Node {
+  let n = node;
+  for (let p = d.parentNode(n), i = 0; p && i < 512; p = d.parentNode(p), i++) n = p;
+  return n;
 }
 
 /** The element's parent in the composed tree: across a shadow root to its host. */
@@ -197,6 +208,7 @@ const LOGIN =
 const SOCIAL =
   /\b(?:with|mit|avec|con) (?:google|apple|facebook|microsoft|github|gitlab|twitter|x|linkedin|amazon|discord|steam|passkey)\b/;
 const FORGOT = /forgot|vergessen|oublie|olvid|trouble (?:signing|logging) in|reset (?:your )?password/;
+const SAVE = /\b(?:save|update|speichern|aktualisieren|enregistrer|mettre a jour|guardar|actualizar)\b/;
 const NEWSLETTER =
   /newsletter|mailing list|bulletin|boletin|infolettre|subscri|abonn|suscri|updates|deals|angebote|offres/;
 
@@ -432,13 +444,13 @@ interface Group {
 interface Page {
   fields: Field[];
   groups: Group[];
-  actionAncestors: Set<Element>;
   roots: Node[];
 }
 
 const ACTION_SELECTOR =
   'button,input[type=submit],input[type=button],input[type=image],[role=button],a:not([href]),a[href^="#"],a[href^="javascript:"]';
-const TOGGLE_TEXT = /^(?:show|hide|anzeigen|verbergen|ausblenden|afficher|masquer|mostrar|ocultar|ver)$/;
+const TOGGLE_TEXT =
+  /^(?:show|hide|toggle|reveal|view|close|clear|anzeigen|verbergen|ausblenden|schliessen|afficher|masquer|fermer|mostrar|ocultar|ver|cerrar)\b/;
 
 function controlText(d: Dom, el: Element): string {
   const tag = d.tag(el);
@@ -447,6 +459,11 @@ function controlText(d: Dom, el: Element): string {
   else t = d.text(el);
   t = norm(t);
   if (!t) t = norm(d.attr(el, 'aria-label') ?? '');
+  // A button inside a component's shadow root shows its host's text through a <slot>.
+  if (!t && d.qsa(el, 'slot', 1).length) {
+    const host = d.host(rootNode(d, el));
+    if (host) t = norm(d.text(host));
+  }
   return t.length > 60 ? '' : t;
 }
 
@@ -468,50 +485,65 @@ function analyse(doc: Document): Page {
   const d = dom();
   const roots = collectRoots(d, doc);
   const fields: Field[] = [];
-  const actionAncestors = new Set<Element>();
-  let actions = 0;
   for (const root of roots) {
-    if (fields.length < MAX_FIELDS) {
-      for (const el of d.qsa(root, 'input,select,textarea', MAX_FIELDS - fields.length)) {
-        const f = describeField(d, el);
-        if (f.type !== 'submit' && f.type !== 'button' && f.type !== 'image' && f.type !== 'reset')
-          fields.push(f);
-      }
-    }
-    if (actions < MAX_ACTIONS) {
-      for (const el of d.qsa(root, ACTION_SELECTOR, MAX_ACTIONS - actions)) {
-        actions++;
-        const t = controlText(d, el);
-        if (t.length < 2 || TOGGLE_TEXT.test(t)) continue;
-        let a: Element | null = el;
-        for (let i = 0; a && i <= GROUP_CLIMB; i++, a = composedParent(d, a)) {
-          if (actionAncestors.has(a)) break;
-          actionAncestors.add(a);
-        }
-      }
+    if (fields.length >= MAX_FIELDS) break;
+    for (const el of d.qsa(root, 'input,select,textarea', MAX_FIELDS - fields.length)) {
+      const f = describeField(d, el);
+      if (f.type !== 'submit' && f.type !== 'button' && f.type !== 'image' && f.type !== 'reset')
+        fields.push(f);
     }
   }
+  const visible = fields.filter((f) => f.visible);
+  const forms = visible.map((f) => formAround(d, f.el));
+  // Only inputs outside any form need the page's action controls to be grouped: skip that scan
+  // (the costly part on a huge page) when every field is in a form.
+  const actionAncestors = forms.includes(null) ? findActionAncestors(d, roots) : new Set<Element>();
   const byRoot = new Map<Element, Group>();
-  for (const f of fields) {
-    if (!f.visible) continue;
-    const root = groupRoot(d, f.el, actionAncestors);
+  visible.forEach((f, i) => {
+    const root = forms[i] ?? formLikeRoot(d, f.el, actionAncestors);
     let g = byRoot.get(root);
     if (!g) {
       g = { root, isForm: d.tag(root) === 'form', fields: [] };
       byRoot.set(root, g);
     }
     g.fields.push(f);
-  }
-  return { fields, groups: [...byRoot.values()], actionAncestors, roots };
+  });
+  return { fields, groups: [...byRoot.values()], roots };
 }
 
-function groupRoot(d: Dom, el: Element, actionAncestors: Set<Element>): Element {
+/** Every ancestor (up to GROUP_CLIMB levels) of a control that could send a form: a labelled button. */
+function findActionAncestors(d: Dom, roots: Node[]): Set<Element> {
+  const ancestors = new Set<Element>();
+  let actions = 0;
+  for (const root of roots) {
+    if (actions >= MAX_ACTIONS) break;
+    for (const el of d.qsa(root, ACTION_SELECTOR, MAX_ACTIONS - actions)) {
+      actions++;
+      const t = controlText(d, el);
+      if (t.length < 2 || TOGGLE_TEXT.test(t)) continue;
+      let a: Element | null = el;
+      for (let i = 0; a && i <= GROUP_CLIMB; i++, a = composedParent(d, a)) {
+        if (ancestors.has(a)) break;
+        ancestors.add(a);
+      }
+    }
+  }
+  return ancestors;
+}
+
+/** The field's form: its owner, or a <form> around it in the composed tree (a component inside a form). */
+function formAround(d: Dom, el: Element): Element | null {
   const form = d.formOf(el);
   if (form) return form;
-  let last: Element = el;
   for (let a = composedParent(d, el), i = 0; a && i < 64; a = composedParent(d, a), i++) {
     if (d.tag(a) === 'form') return a;
   }
+  return null;
+}
+
+/** For a field outside any form: the nearest ancestor that also holds an action, within GROUP_CLIMB levels. */
+function formLikeRoot(d: Dom, el: Element, actionAncestors: Set<Element>): Element {
+  let last: Element = el;
   for (let a = composedParent(d, el), i = 0; a && i < GROUP_CLIMB; a = composedParent(d, a), i++) {
     const tag = d.tag(a);
     if (tag === 'body' || tag === 'html') break;
@@ -534,6 +566,8 @@ interface GroupFacts {
   headings: string[];
   forgot: boolean;
   newsletter: boolean;
+  /** Sent with "Save" or "Update": the settings of an account that exists. */
+  saves: boolean;
 }
 
 function isHeading(d: Dom, el: Element): boolean {
@@ -544,10 +578,10 @@ function isHeading(d: Dom, el: Element): boolean {
 const HEADING_SELECTOR = 'h1,h2,h3,[role=heading]';
 
 /** The heading that titles the group: inside it before its first field, else the nearest one before it. */
-function titleHeadings(d: Dom, g: Group): string[] {
+function titleHeadings(d: Dom, page: Page, g: Group): string[] {
   const first = g.fields[0]?.el;
   const out: string[] = [];
-  for (const h of d.qsa(g.root, HEADING_SELECTOR, 20)) {
+  for (const h of deepQsa(d, page, g.root, HEADING_SELECTOR, 20)) {
     if (!first || d.before(h, first)) out.push(norm(d.text(h)));
   }
   if (out.length) return out.slice(-2);
@@ -566,7 +600,29 @@ function titleHeadings(d: Dom, g: Group): string[] {
   return out;
 }
 
-function factsOf(d: Dom, g: Group): GroupFacts {
+/** qsa on the element and on the open shadow roots of the components inside it (or of itself). */
+function deepQsa(d: Dom, page: Page, root: Element, selector: string, cap: number): Element[] {
+  const out = d.qsa(root, selector, cap);
+  let shadows = 0;
+  for (const sr of page.roots) {
+    if (out.length >= cap || shadows >= MAX_SHADOW_QUERIES) break;
+    const host = d.host(sr);
+    if (!host) continue;
+    let inside = false;
+    for (let a: Element | null = host, i = 0; a && i < 64; a = composedParent(d, a), i++) {
+      if (a === root) {
+        inside = true;
+        break;
+      }
+    }
+    if (!inside) continue;
+    shadows++;
+    out.push(...d.qsa(sr, selector, cap - out.length));
+  }
+  return out;
+}
+
+function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
   const facts: GroupFacts = {
     passwords: 0,
     identities: 0,
@@ -576,6 +632,7 @@ function factsOf(d: Dom, g: Group): GroupFacts {
     headings: [],
     forgot: false,
     newsletter: false,
+    saves: false,
   };
   for (const f of g.fields) {
     if (f.password) facts.passwords++;
@@ -590,7 +647,7 @@ function factsOf(d: Dom, g: Group): GroupFacts {
   const submits: string[] = [];
   const linkButtons: string[] = [];
   const labels: string[] = [];
-  for (const el of d.qsa(g.root, `${ACTION_SELECTOR},a[href],label`, 200)) {
+  for (const el of deepQsa(d, page, g.root, `${ACTION_SELECTOR},a[href],label`, 200)) {
     const tag = d.tag(el);
     if (tag === 'label') {
       labels.push(norm(d.text(el)));
@@ -616,9 +673,10 @@ function factsOf(d: Dom, g: Group): GroupFacts {
   }
   // A form is sent by its submit buttons; a link that acts as a button counts only when it has none.
   facts.submits = g.isForm ? (submits.length ? submits : linkButtons) : [...submits, ...linkButtons];
-  facts.headings = titleHeadings(d, g);
+  facts.headings = titleHeadings(d, page, g);
   const said = [...facts.submits, ...facts.headings, ...labels].join(' | ');
   facts.newsletter = NEWSLETTER.test(said);
+  facts.saves = facts.submits.some((t) => SAVE.test(t)) && !facts.submits.some(isSignupText);
   return facts;
 }
 
@@ -738,7 +796,7 @@ function evaluate(doc: Document, url: string): Verdict {
   const d = dom();
   const page = analyse(doc);
   const facts = new Map<Group, GroupFacts>();
-  for (const g of page.groups) facts.set(g, factsOf(d, g));
+  for (const g of page.groups) facts.set(g, factsOf(d, page, g));
   const visible = page.fields.filter((f) => f.visible);
   const passwords = visible.filter((f) => f.password);
   const done = (match: SignupMatch | null): Verdict => ({ match, page, facts });
@@ -746,7 +804,7 @@ function evaluate(doc: Document, url: string): Verdict {
   // A form a person could create an account with: one that has a password, or an e-mail/username
   // field and is no search, contact, checkout or newsletter form.
   const accountLike = (f: GroupFacts) =>
-    f.passwords > 0 || ((f.identities > 0 || f.reg.size > 0) && !f.notAccount && !f.newsletter);
+    f.passwords > 0 || ((f.identities > 0 || f.reg.size > 0) && !f.notAccount && !f.newsletter && !f.saves);
 
   const urlReason = urlLayer(url);
   if (urlReason) {
@@ -777,7 +835,7 @@ function evaluate(doc: Document, url: string): Verdict {
 
   for (const [g, f] of facts) {
     if (!f.reg.size || (f.passwords === 0 && f.identities === 0)) continue;
-    if (f.passwords === 0 && (f.notAccount || f.newsletter)) continue;
+    if (f.passwords === 0 && (f.notAccount || f.newsletter || f.saves)) continue;
     if (f.passwords <= 1 && loginEvidence(f)) continue;
     return done({
       layer: 'registration-fields',
