@@ -1,4 +1,5 @@
-// Builds what is out of date: TypeScript packages incrementally, the admin UI when its sources changed.
+// Builds what is out of date: TypeScript packages incrementally, Hearth Space, the browser extension and
+// the admin UI when their sources changed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -37,6 +38,21 @@ if (existsSync(path.join(overlay, 'package.json'))) {
     newest(overlay) > statSync(page).mtimeMs ||
     newest(path.join(root, 'protocol', 'src')) > statSync(page).mtimeMs;
   if (stale) run('npm', ['run', 'build', '--silent'], overlay);
+}
+
+// The browser extension carries Hearth Space, so it is built after it and again when it changed.
+const extension = path.join(root, 'extension');
+if (existsSync(path.join(extension, 'build.mjs'))) {
+  const manifest = path.join(extension, 'dist', 'manifest.json');
+  const built = existsSync(manifest) ? statSync(manifest).mtimeMs : 0;
+  const stale =
+    force ||
+    !built ||
+    newest(path.join(extension, 'src')) > built ||
+    statSync(path.join(extension, 'build.mjs')).mtimeMs > built ||
+    newest(path.join(overlay, 'dist')) > built ||
+    newest(path.join(root, 'protocol', 'src')) > built;
+  if (stale) run(process.execPath, [path.join(extension, 'build.mjs')]);
 }
 
 const web = path.join(root, 'web');
