@@ -21,5 +21,6 @@ run([
   path.join(root, 'scripts', 'test.mjs'),
   ...webTests,
   path.join('overlay', 'test', 'screenshots.test.ts'),
+  path.join('extension', 'test', 'extension.test.ts'),
 ]);
 console.log(`\n# screenshots refreshed in ${path.relative(root, env.HEARTH_SCREENSHOTS_DIR)}/`);
