@@ -343,6 +343,11 @@ describe('the extension in Chromium with the real agent and server', { skip: ski
   });
 
   test('a site on the child’s blocked list goes to Hearth Space as filtered, also behind a redirect', async () => {
+    // Open before the site is blocked: the new policy sends this tab to Hearth Space too.
+    const earlier = await open(
+      stack.context,
+      stack.sites.page('earlier.blocked.test', '/', html('Earlier', '<p>Already open</p>')),
+    );
     const source = await stack.home.client.post('/blocklists/sources/add', {
       name: 'Games',
       kind: 'manual',
@@ -358,6 +363,12 @@ describe('the extension in Chromium with the real agent and server', { skip: ski
       async () => (await stack.status())?.policy?.version === policy.body.version,
       'the new policy',
     );
+    await landsOn(
+      earlier,
+      (u) => isOverlay(u) && u.searchParams.get('device') === 'earlier.blocked.test',
+      'the open tab',
+    );
+    await earlier.close();
 
     const blocked = stack.sites.page('www.blocked.test', '/', html('Games', '<p>Games</p>'));
     const page = await open(stack.context, blocked);
