@@ -31,6 +31,8 @@ const MAX_SHADOW_QUERIES = 200;
 
 interface Dom {
   qsa(root: Node, selector: string, cap: number): Element[];
+  /** The last element in root that matches, in document order. */
+  last(root: Node, selector: string): Element | null;
   attr(el: Element, name: string): string | null;
   tag(el: Element): string;
   nodeType(node: Node): number;
@@ -105,6 +107,12 @@ function dom(): Dom {
       const n = Math.min(list.length, cap);
       for (let i = 0; i < n; i++) out.push(list[i] as Element);
       return out;
+    },
+    last(root, selector) {
+      const type = nodeTypeOf(root);
+      const list =
+        type === 9 ? qsaDoc(root, selector) : type === 11 ? qsaFrag(root, selector) : qsaEl(root, selector);
+      return list.length ? (list[list.length - 1] as Element) : null;
     },
     attr: (el, name) => getAttribute(el, name),
     tag,
@@ -208,12 +216,19 @@ const LOGIN =
 const SOCIAL =
   /\b(?:with|mit|avec|con) (?:google|apple|facebook|microsoft|github|gitlab|twitter|x|linkedin|amazon|discord|steam|passkey)\b/;
 const FORGOT = /forgot|vergessen|oublie|olvid|trouble (?:signing|logging) in|reset (?:your )?password/;
+const MEETING =
+  /meeting|webinar|passcode|\bcall\b|\bclass\b|konferenz|besprechung|reunion|reunion|seance|classe\b/;
+const DISMISS = /^(?:cancel|back|abbrechen|zuruck|annuler|retour|cancelar|volver|atras)\b/;
 const SAVE = /\b(?:save|update|speichern|aktualisieren|enregistrer|mettre a jour|guardar|actualizar)\b/;
 const NEWSLETTER =
   /newsletter|mailing list|bulletin|boletin|infolettre|subscri|abonn|suscri|updates|deals|angebote|offres/;
 
 function isSignupText(t: string): boolean {
   return SIGNUP.test(t) && !LOGIN.test(t) && !SOCIAL.test(t);
+}
+/** The same, where "join" alone does not count (a meeting or a class to join). */
+function isSignupTextNoJoin(t: string): boolean {
+  return isSignupText(t.replace(/\bjoin\b/g, ' '));
 }
 function isLoginText(t: string): boolean {
   return LOGIN.test(t) && !SIGNUP.test(t) && !SOCIAL.test(t);
@@ -236,13 +251,16 @@ interface Field {
   reg: RegKind | null;
   /** A field that says the form is not an account form when it has no password: search, address, card, message. */
   notAccount: boolean;
+  /** A password field that opens a meeting or a room (a passcode, a PIN), not an account. */
+  gate: boolean;
 }
 
+const GATE =
+  /pass ?code|meeting|\bpin\b|access ?code|\broom\b|zugangscode|kenncode|code d'acces|codigo de acceso|code secret/;
 const TEXT_TYPES = new Set(['text', 'email', 'tel', 'number', '']);
 const IDENTITY_TOKENS = new Set([
   'email',
   'mail',
-  'user',
   'username',
   'userid',
   'login',
@@ -383,9 +401,24 @@ function describeField(d: Dom, el: Element): Field {
     identity: false,
     reg: null,
     notAccount: tag === 'textarea' || type === 'search',
+    gate: false,
   };
+  if (password) {
+    const hint = norm(
+      [
+        d.attr(el, 'name'),
+        d.attr(el, 'id'),
+        d.attr(el, 'placeholder'),
+        d.attr(el, 'aria-label'),
+        ...d.labels(el),
+      ]
+        .filter(Boolean)
+        .join(' '),
+    );
+    field.gate = GATE.test(hint);
+    return field;
+  }
   if (
-    password ||
     field.notAccount ||
     (tag === 'input' && !TEXT_TYPES.has(type) && type !== 'date' && type !== 'hidden')
   ) {
@@ -428,6 +461,8 @@ function describeField(d: Dom, el: Element): Field {
   else if (has(FAMILY_TOKENS) || LABEL_FAMILY.test(label)) field.reg = 'family-name';
   else if (has(BIRTH_TOKENS) || LABEL_BIRTH.test(label)) field.reg = 'birth-date';
   else if (type === 'tel' || has(PHONE_TOKENS) || LABEL_PHONE.test(label)) field.reg = 'phone';
+  // "user" alone names a login field, but in user[first_name] it is only the model's name.
+  else if (words.has('user')) field.identity = true;
   return field;
 }
 
@@ -558,6 +593,10 @@ function formLikeRoot(d: Dom, el: Element, actionAncestors: Set<Element>): Eleme
 
 interface GroupFacts {
   passwords: number;
+  /** Password fields other than passcodes: what an account would be created with. */
+  accountPasswords: number;
+  /** The group speaks of a meeting, a call or a class: "Join" there is no sign-up. */
+  meeting: boolean;
   identities: number;
   reg: Set<RegKind>;
   notAccount: boolean;
@@ -592,8 +631,7 @@ function titleHeadings(d: Dom, page: Page, g: Group): string[] {
     let scanned = 0;
     for (let sib = d.prev(node); sib && scanned < 12; sib = d.prev(sib), scanned++) {
       if (isHeading(d, sib)) return [norm(d.text(sib))];
-      const inner = d.qsa(sib, HEADING_SELECTOR, 50);
-      const lastInner = inner[inner.length - 1];
+      const lastInner = d.last(sib, HEADING_SELECTOR);
       if (lastInner) return [norm(d.text(lastInner))];
     }
   }
@@ -625,6 +663,8 @@ function deepQsa(d: Dom, page: Page, root: Element, selector: string, cap: numbe
 function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
   const facts: GroupFacts = {
     passwords: 0,
+    accountPasswords: 0,
+    meeting: false,
     identities: 0,
     reg: new Set(),
     notAccount: false,
@@ -635,8 +675,10 @@ function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
     saves: false,
   };
   for (const f of g.fields) {
-    if (f.password) facts.passwords++;
-    else if (f.identity) facts.identities++;
+    if (f.password) {
+      facts.passwords++;
+      if (!f.gate) facts.accountPasswords++;
+    } else if (f.identity) facts.identities++;
     else if (f.reg) facts.reg.add(f.reg);
     if (f.notAccount) facts.notAccount = true;
   }
@@ -645,7 +687,7 @@ function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
   const role = d.attr(g.root, 'role');
   if (role === 'search' || d.tag(g.root) === 'search') facts.notAccount = true;
   const submits: string[] = [];
-  const linkButtons: string[] = [];
+  const others: { el: Element; text: string }[] = [];
   const labels: string[] = [];
   for (const el of deepQsa(d, page, g.root, `${ACTION_SELECTOR},a[href],label`, 200)) {
     const tag = d.tag(el);
@@ -655,28 +697,42 @@ function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
     }
     const t = controlText(d, el);
     if (!t) continue;
-    if (tag === 'a' && d.attr(el, 'role') !== 'button') {
-      if (FORGOT.test(t)) facts.forgot = true;
-      const href = d.attr(el, 'href');
-      if (href === null || href.startsWith('#') || href.startsWith('javascript:')) linkButtons.push(t);
-      continue;
-    }
     if (FORGOT.test(t)) facts.forgot = true;
-    if (!g.isForm) {
-      submits.push(t);
+    if (tag === 'a' && d.attr(el, 'role') !== 'button') {
+      const href = d.attr(el, 'href');
+      if (href === null || href.startsWith('#') || href.startsWith('javascript:'))
+        others.push({ el, text: t });
       continue;
     }
     const type = (d.attr(el, 'type') ?? '').toLowerCase();
-    if (tag === 'button' ? type === '' || type === 'submit' : type === 'submit' || type === 'image') {
-      submits.push(t);
-    }
+    const submit =
+      tag === 'button' ? type === '' || type === 'submit' : type === 'submit' || type === 'image';
+    if (g.isForm && submit) submits.push(t);
+    else others.push({ el, text: t });
   }
-  // A form is sent by its submit buttons; a link that acts as a button counts only when it has none.
-  facts.submits = g.isForm ? (submits.length ? submits : linkButtons) : [...submits, ...linkButtons];
+  // A form is sent by its submit buttons. Without any (a group of divs, a form sent by script) it is sent
+  // by its primary action: the first labelled button after its last field. Tabs above the fields and
+  // "Log in instead" links after the primary action say nothing about the form.
+  if (submits.length) facts.submits = submits;
+  else {
+    const last = g.fields[g.fields.length - 1]?.el;
+    const primary = others.find(
+      (o) =>
+        o.text.length >= 2 &&
+        !TOGGLE_TEXT.test(o.text) &&
+        !SOCIAL.test(o.text) &&
+        !FORGOT.test(o.text) &&
+        !DISMISS.test(o.text) &&
+        (!last || d.before(last, o.el)),
+    );
+    facts.submits = primary ? [primary.text] : [];
+  }
   facts.headings = titleHeadings(d, page, g);
   const said = [...facts.submits, ...facts.headings, ...labels].join(' | ');
   facts.newsletter = NEWSLETTER.test(said);
-  facts.saves = facts.submits.some((t) => SAVE.test(t)) && !facts.submits.some(isSignupText);
+  facts.meeting = MEETING.test(said) || g.fields.some((f) => f.gate);
+  const actions = [...submits, ...others.map((o) => o.text)];
+  facts.saves = actions.some((t) => SAVE.test(t)) && !actions.some(isSignupText);
   return facts;
 }
 
@@ -799,12 +855,14 @@ function evaluate(doc: Document, url: string): Verdict {
   for (const g of page.groups) facts.set(g, factsOf(d, page, g));
   const visible = page.fields.filter((f) => f.visible);
   const passwords = visible.filter((f) => f.password);
+  const accountPasswords = passwords.filter((f) => !f.gate).length;
   const done = (match: SignupMatch | null): Verdict => ({ match, page, facts });
 
   // A form a person could create an account with: one that has a password, or an e-mail/username
   // field and is no search, contact, checkout or newsletter form.
   const accountLike = (f: GroupFacts) =>
-    f.passwords > 0 || ((f.identities > 0 || f.reg.size > 0) && !f.notAccount && !f.newsletter && !f.saves);
+    f.accountPasswords > 0 ||
+    ((f.identities > 0 || f.reg.size > 0) && !f.notAccount && !f.newsletter && !f.saves && !f.meeting);
 
   const urlReason = urlLayer(url);
   if (urlReason) {
@@ -834,8 +892,15 @@ function evaluate(doc: Document, url: string): Verdict {
   }
 
   for (const [g, f] of facts) {
-    if (!f.reg.size || (f.passwords === 0 && f.identities === 0)) continue;
-    if (f.passwords === 0 && (f.notAccount || f.newsletter || f.saves)) continue;
+    if (!f.reg.size || (f.accountPasswords === 0 && f.identities === 0)) continue;
+    // Without a password, first name + e-mail is as often a newsletter: two registration details are
+    // needed (or a birth date), and no sign of a search, contact, checkout, newsletter or profile form.
+    if (
+      f.accountPasswords === 0 &&
+      (f.notAccount || f.newsletter || f.saves || f.meeting || (f.reg.size < 2 && !f.reg.has('birth-date')))
+    ) {
+      continue;
+    }
     if (f.passwords <= 1 && loginEvidence(f)) continue;
     return done({
       layer: 'registration-fields',
@@ -846,11 +911,13 @@ function evaluate(doc: Document, url: string): Verdict {
 
   for (const [, f] of facts) {
     if (!accountLike(f) || loginEvidence(f)) continue;
-    const identityOnly = f.passwords === 0 && f.reg.size === 0;
-    // An e-mail-only first step counts only on a page without any password field, and only when it
-    // speaks of an account: "Sign up" beside a lone e-mail field is as often a newsletter.
-    if (identityOnly && passwords.length > 0) continue;
-    const test = identityOnly ? (t: string) => isSignupText(t) && STRONG.test(t) : isSignupText;
+    // A form without a password (an e-mail-only first step) counts only on a page without an account
+    // password field, and only when it speaks of an account: "Sign up" beside an e-mail field is as
+    // often a newsletter, and beside a login form it is the way to the sign-up page.
+    const passwordless = f.accountPasswords === 0;
+    if (passwordless && accountPasswords > 0) continue;
+    const plain = f.meeting ? isSignupTextNoJoin : isSignupText;
+    const test = passwordless ? (t: string) => plain(t) && STRONG.test(t) : plain;
     const submit = f.submits.find(test);
     if (submit) return done({ layer: 'page-text', index: 5, reason: `button ${quote(submit)}` });
     const heading = f.headings.find(test);
