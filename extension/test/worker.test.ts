@@ -25,6 +25,10 @@ function routerWith(records: Record<number, BlockRecord> = {}) {
       calls.push(['login', ...args]);
       return { ok: true };
     },
+    pageShown: async (...args) => {
+      calls.push(['shown', ...args]);
+      return { ok: true };
+    },
     checkRegistration: async (...args) => {
       calls.push(['check', ...args]);
       return { allowed: false, pending: true };
@@ -82,6 +86,12 @@ describe('router: who may ask the worker what', () => {
         error: 'invalid',
       },
     );
+  });
+
+  test('a top frame shown without a navigation (prerendered, back/forward cache) is checked for its own domain', async () => {
+    const { route, calls } = routerWith();
+    await route({ type: 'PAGE_SHOWN', domain: 'victim.example' }, page('https://Games.Example/'));
+    assert.deepEqual(calls, [['shown', 7, 'games.example']]);
   });
 
   test('a form in an about:blank frame speaks for the page that made it (its origin)', async () => {

@@ -112,4 +112,16 @@ nav?.addEventListener('navigatesuccess', schedule);
 window.addEventListener('popstate', schedule);
 window.addEventListener('hashchange', schedule);
 
+// A page Chromium prerendered (the address bar does, for a likely URL) or restored from the back/forward
+// cache was never navigated to in a way the worker sees: the top frame says when it is shown, so that the
+// worker can check it against the blocked-sites list all the same.
+if (window.top === window) {
+  const shown = () => send({ type: 'PAGE_SHOWN' });
+  if ((document as { prerendering?: boolean }).prerendering)
+    document.addEventListener('prerenderingchange', shown, { once: true });
+  window.addEventListener('pageshow', (event) => {
+    if (event.persisted) shown();
+  });
+}
+
 scan();

@@ -290,6 +290,13 @@ async function checkNavigation(tabId: number, url: string, phase: 'before' | 'co
   await redirect(tabId, { reason: 'filtered', domain: host, url: null, at: Date.now() });
 }
 
+/** A top frame shown without a navigation the worker saw: checked like one that committed. */
+async function pageShown(tabId: number, domain: string): Promise<Reply> {
+  const url = await topFrameUrl(tabId);
+  if (url && hostOf(url) === domain) await checkNavigation(tabId, url, 'committed');
+  return { ok: true };
+}
+
 /** After a new policy: tabs already showing a site it blocks go to the overlay too. */
 async function sweepTabs(policy: DomainPolicy): Promise<void> {
   const tabs = await chrome.tabs.query({}).catch(() => [] as chrome.tabs.Tab[]);
@@ -309,6 +316,7 @@ const route = createRouter({
   blockedIn,
   signupDetected,
   loginDetected,
+  pageShown,
   checkRegistration: overlayCheck,
   requestRegistration: (domain, url) =>
     relay({ type: 'REQUEST_REGISTRATION', domain, ...(url ? { url } : {}) }),

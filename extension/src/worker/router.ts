@@ -34,6 +34,8 @@ export interface RouterDeps {
     layer: string,
   ): Promise<Reply>;
   loginDetected(domain: string, username: string): Promise<Reply>;
+  /** A top frame was shown without a navigation (prerendered, or restored from the back/forward cache). */
+  pageShown(tabId: number, domain: string): Promise<Reply>;
   /** The overlay page's registration check, for a tab the worker blocked. */
   checkRegistration(domain: string): Promise<Reply>;
   requestRegistration(domain: string, url: string | null): Promise<Reply>;
@@ -75,6 +77,8 @@ export function createRouter(deps: RouterDeps): (message: unknown, sender: Sende
         if (!username || username.length > USERNAME_MAX) return INVALID;
         return deps.loginDetected(domain, username);
       }
+      case 'PAGE_SHOWN':
+        return deps.pageShown(tabId, domain);
       default:
         return FORBIDDEN;
     }
