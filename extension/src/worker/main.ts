@@ -102,12 +102,20 @@ const keeper = new PolicyKeeper({
   retryMs: [2_000, 30_000],
 });
 
-/** Once per connection: what the agent tells about the device (if it can), and whether sign-ups are enforced. */
+/** Asked once per worker: the agent may have been upgraded since the last one asked. */
+let agentInfoAsked = false;
+
+/** After a policy arrives: what the agent tells about the device (if it can), and whether sign-ups are enforced. */
 async function learnAboutAgent(): Promise<void> {
-  if (!status.agent && !status.agentInfoUnsupported) {
+  if (!agentInfoAsked) {
     const info = await ask({ type: 'GET_STATUS' }).catch(() => null);
-    if (info?.error === 'unknown_type') update({ agentInfoUnsupported: true });
-    else if (info && info.ok !== false) update({ agent: readAgentInfo(info), agentInfoUnsupported: false });
+    if (info?.error === 'unknown_type') {
+      agentInfoAsked = true;
+      update({ agent: null, agentInfoUnsupported: true });
+    } else if (info && info.ok !== false) {
+      agentInfoAsked = true;
+      update({ agent: readAgentInfo(info), agentInfoUnsupported: false });
+    }
   }
   if (status.enforcedCheckedAt === null || Date.now() - status.enforcedCheckedAt > PROBE_EVERY_MS) {
     const probe = await ask({ type: 'CHECK_REGISTRATION', domain: PROBE_DOMAIN }).catch(() => null);
