@@ -144,11 +144,22 @@ export async function detectContext(browser: Browser, bundle: string): Promise<B
 
 /**
  * A page that builds `count` elements of ordinary content (sections, headings, links) and ends with a
- * login form or a sign-up form; `html[data-ready]` holds the element count once built.
+ * login form or a sign-up form; `html[data-ready]` holds the element count once built. 'grid' is the
+ * login page with a spreadsheet of 3,000 labelled inputs before the form.
  */
-export function hugePage(kind: 'login' | 'signup', count: number): string {
+export function hugePage(kind: 'login' | 'signup' | 'grid', count: number): string {
+  const grid =
+    kind === 'grid'
+      ? `const rows = [];
+  for (let r = 0; r < 600; r++) {
+    let row = '<tr>';
+    for (let c = 0; c < 5; c++) row += '<td><label for="c' + r + '_' + c + '">R' + r + 'C' + c + '</label><input id="c' + r + '_' + c + '" name="cell' + r + '_' + c + '"></td>';
+    rows.push(row + '</tr>');
+  }
+  document.getElementById('grid').innerHTML = rows.join('');`
+      : '';
   const form =
-    kind === 'login'
+    kind !== 'signup'
       ? `<form action="/session" method="post"><h2>Log in</h2>
   <input name="username" autocomplete="username"><input name="password" type="password">
   <button type="submit">Log in</button> <a href="/join">Join</a></form>`
@@ -157,8 +168,10 @@ export function hugePage(kind: 'login' | 'signup', count: number): string {
   <button type="submit">Continue</button></form>`;
   return `<!doctype html><html><head><meta charset="utf-8"><title>Archive</title></head><body>
 <div id="bulk"></div>
+<table id="grid"></table>
 ${form}
 <script>
+  ${grid}
   const html = [];
   for (let i = 0; i < ${Math.ceil(count / 5)}; i++) {
     html.push('<section><h3>Entry ' + i + '</h3><p>Text <a href="/e/' + i + '">more</a> <span>tag</span></p></section>');

@@ -19,14 +19,13 @@ export interface LoginForm {
 
 /** The work is capped so that a page of hundreds of thousands of elements costs milliseconds. */
 const MAX_ELEMENTS_SCANNED_FOR_SHADOW = 100_000;
-const MAX_FIELDS = 3_000;
+const MAX_FIELDS = 1_500;
 const MAX_ACTIONS = 3_000;
 const GROUP_CLIMB = 10;
 const HEADING_CLIMB = 4;
 const TEXT_CAP = 160;
 const MAX_SHADOW_QUERIES = 200;
 
-// ---------------------------------------------------------------------------------------------------
 // Safe DOM access: methods and getters taken from the prototypes, never looked up on the node.
 
 interface Dom {
@@ -45,7 +44,6 @@ interface Dom {
   before(a: Node, b: Node): boolean;
   visible(el: Element): boolean;
   inputType(el: Element): string;
-  labels(el: Element): string[];
   value(input: HTMLInputElement): string;
 }
 
@@ -91,8 +89,6 @@ function dom(): Dom {
     button: getter(g.HTMLButtonElement.prototype, 'form'),
   };
   const typeOf = getter<string>(g.HTMLInputElement.prototype, 'type');
-  const labelsOf = getter<NodeListOf<HTMLLabelElement> | null>(g.HTMLInputElement.prototype, 'labels');
-  const selectLabelsOf = getter<NodeListOf<HTMLLabelElement> | null>(g.HTMLSelectElement.prototype, 'labels');
   const inputValue = getter<string>(g.HTMLInputElement.prototype, 'value');
   if (!nodeTypeOf || !localName || !textContent || !parentNodeOf || !hostOf || !shadowRootOf) {
     throw new Error('detect: this browser lacks a DOM getter it needs');
@@ -130,16 +126,6 @@ function dom(): Dom {
     before: (a, b) => (compare(a, b) & 5) !== 0,
     visible: (el) => (check ? check(el, { visibilityProperty: true }) : true),
     inputType: (el) => (tag(el) === 'input' && typeOf ? typeOf(el) : tag(el)),
-    labels(el) {
-      const get = tag(el) === 'select' ? selectLabelsOf : tag(el) === 'input' ? labelsOf : null;
-      const list = get ? get(el) : null;
-      const out: string[] = [];
-      if (list) for (let i = 0; i < list.length && i < 3; i++) out.push(textContent(list[i] as Node) ?? '');
-      // Single-page apps often put a <label> beside the input without for=.
-      const prev = out.length || !prevSibling ? null : prevSibling(el);
-      if (prev && tag(prev) === 'label') out.push(textContent(prev) ?? '');
-      return out;
-    },
     value: (input) => (inputValue ? inputValue(input) : ''),
   };
   return cachedDom;
@@ -161,19 +147,18 @@ function composedParent(d: Dom, node: Node): Element | null {
   return null;
 }
 
-// ---------------------------------------------------------------------------------------------------
 // Words
 
 /** Lower case, accents dropped, one space between words: "Créer un compte" → "creer un compte". */
 function norm(s: string): string {
-  return s
-    .slice(0, TEXT_CAP)
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .replace(/[’`´]/g, "'")
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
+  return plain(s.slice(0, TEXT_CAP)).toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+const NOT_ASCII = /[^\x20-\x7e]/;
+
+/** Accents dropped and typographic apostrophes made plain; ASCII passes untouched (the usual case). */
+function plain(s: string): string {
+  return NOT_ASCII.test(s) ? s.normalize('NFD').replace(/\p{M}/gu, '').replace(/[’`´]/g, "'") : s;
 }
 
 const JOIN_NOT_ACCOUNT =
@@ -200,6 +185,7 @@ const SIGNUP = new RegExp(
     'registrier(?:en|ung)',
     'mitglied werden',
     "s'inscrire",
+    "s'enregistrer",
     'inscri(?:vez|s)[- ](?:vous|toi)',
     'inscription',
     'registr(?:ate|arse|arme)',
@@ -216,8 +202,7 @@ const LOGIN =
 const SOCIAL =
   /\b(?:with|mit|avec|con) (?:google|apple|facebook|microsoft|github|gitlab|twitter|x|linkedin|amazon|discord|steam|passkey)\b/;
 const FORGOT = /forgot|vergessen|oublie|olvid|trouble (?:signing|logging) in|reset (?:your )?password/;
-const MEETING =
-  /meeting|webinar|passcode|\bcall\b|\bclass\b|konferenz|besprechung|reunion|reunion|seance|classe\b/;
+const MEETING = /meeting|webinar|passcode|\bcall\b|\bclass\b|konferenz|besprechung|reunion|seance|classe\b/;
 const DISMISS = /^(?:cancel|back|abbrechen|zuruck|annuler|retour|cancelar|volver|atras)\b/;
 const SAVE = /\b(?:save|update|speichern|aktualisieren|enregistrer|mettre a jour|guardar|actualizar)\b/;
 const NEWSLETTER =
@@ -234,7 +219,6 @@ function isLoginText(t: string): boolean {
   return LOGIN.test(t) && !SIGNUP.test(t) && !SOCIAL.test(t);
 }
 
-// ---------------------------------------------------------------------------------------------------
 // Fields
 
 type RegKind = 'given-name' | 'family-name' | 'birth-date' | 'phone';
@@ -355,11 +339,8 @@ const NOT_ACCOUNT_TOKENS = new Set([
 
 /** "user[firstName]" → ["user", "first", "name", "firstname", "userfirst"]: the words and each pair run together. */
 function tokens(s: string): string[] {
-  const words = s
-    .slice(0, TEXT_CAP)
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
+  if (!s) return [];
+  const words = plain(s.slice(0, TEXT_CAP).replace(/([a-z])([A-Z])/g, '$1 $2'))
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
@@ -382,7 +363,41 @@ function autocompleteTokens(d: Dom, el: Element): string[] {
   return ac ? ac.toLowerCase().trim().split(/\s+/).slice(-3) : [];
 }
 
-function describeField(d: Dom, el: Element): Field {
+/**
+ * The texts of an input's labels: a label for= its id, a label around it, or one just before it (single-page
+ * apps often put one beside the input without for=). Not input.labels: Chromium walks the whole document
+ * for each input's list, which on a page of thousands of inputs costs seconds.
+ */
+function labelTexts(d: Dom, el: Element, labelFor: Map<string, string>): string[] {
+  const out: string[] = [];
+  const id = d.attr(el, 'id');
+  const byId = id ? labelFor.get(id) : undefined;
+  if (byId) out.push(byId);
+  for (let a = composedParent(d, el), i = 0; a && i < 3; a = composedParent(d, a), i++) {
+    if (d.tag(a) === 'label') {
+      out.push(d.text(a));
+      break;
+    }
+  }
+  const prev = out.length ? null : d.prev(el);
+  if (prev && d.tag(prev) === 'label') out.push(d.text(prev));
+  return out;
+}
+
+/** Label texts by the id they are for, in every tree of the page. */
+function labelMap(d: Dom, roots: Node[]): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const root of roots) {
+    if (map.size >= MAX_FIELDS) break;
+    for (const label of d.qsa(root, 'label[for]', MAX_FIELDS - map.size)) {
+      const id = d.attr(label, 'for');
+      if (id && !map.has(id)) map.set(id, d.text(label));
+    }
+  }
+  return map;
+}
+
+function describeField(d: Dom, el: Element, labelFor: Map<string, string>): Field {
   const tag = d.tag(el);
   const type = tag === 'input' ? (d.inputType(el) || 'text').toLowerCase() : tag;
   const ac = autocompleteTokens(d, el);
@@ -410,7 +425,7 @@ function describeField(d: Dom, el: Element): Field {
         d.attr(el, 'id'),
         d.attr(el, 'placeholder'),
         d.attr(el, 'aria-label'),
-        ...d.labels(el),
+        ...labelTexts(d, el, labelFor),
       ]
         .filter(Boolean)
         .join(' '),
@@ -430,7 +445,9 @@ function describeField(d: Dom, el: Element): Field {
     ...tokens(d.attr(el, 'data-testid') ?? ''),
   ]);
   const label = norm(
-    [...d.labels(el), d.attr(el, 'aria-label') ?? '', d.attr(el, 'placeholder') ?? ''].join(' | '),
+    [...labelTexts(d, el, labelFor), d.attr(el, 'aria-label') ?? '', d.attr(el, 'placeholder') ?? ''].join(
+      ' | ',
+    ),
   );
   if (
     acLast.startsWith('address') ||
@@ -466,7 +483,6 @@ function describeField(d: Dom, el: Element): Field {
   return field;
 }
 
-// ---------------------------------------------------------------------------------------------------
 // Groups: a <form>, or for inputs outside any form the nearest ancestor that also holds an action
 // (a button with a label), the way single-page apps lay out a form of divs.
 
@@ -482,6 +498,9 @@ interface Page {
   roots: Node[];
 }
 
+const FIELD_SELECTOR = 'input,select,textarea';
+const PASSWORD_SELECTOR =
+  'input[type=password i],input[autocomplete~="new-password" i],input[autocomplete~="current-password" i]';
 const ACTION_SELECTOR =
   'button,input[type=submit],input[type=button],input[type=image],[role=button],a:not([href]),a[href^="#"],a[href^="javascript:"]';
 const TOGGLE_TEXT =
@@ -519,14 +538,28 @@ function collectRoots(d: Dom, doc: Document): Node[] {
 function analyse(doc: Document): Page {
   const d = dom();
   const roots = collectRoots(d, doc);
+  const labelFor = labelMap(d, roots);
   const fields: Field[] = [];
+  const seen = new Set<Element>();
+  const add = (el: Element) => {
+    if (seen.has(el)) return;
+    seen.add(el);
+    const f = describeField(d, el, labelFor);
+    if (f.type !== 'submit' && f.type !== 'button' && f.type !== 'image' && f.type !== 'reset')
+      fields.push(f);
+  };
+  // Password fields and their forms first, so that a login form after thousands of other inputs (a
+  // spreadsheet, a long settings page) is still seen whole within the cap.
+  for (const root of roots) {
+    for (const pw of d.qsa(root, PASSWORD_SELECTOR, 50)) {
+      add(pw);
+      const form = formAround(d, pw);
+      if (form) for (const el of d.qsa(form, FIELD_SELECTOR, 200)) add(el);
+    }
+  }
   for (const root of roots) {
     if (fields.length >= MAX_FIELDS) break;
-    for (const el of d.qsa(root, 'input,select,textarea', MAX_FIELDS - fields.length)) {
-      const f = describeField(d, el);
-      if (f.type !== 'submit' && f.type !== 'button' && f.type !== 'image' && f.type !== 'reset')
-        fields.push(f);
-    }
+    for (const el of d.qsa(root, FIELD_SELECTOR, MAX_FIELDS - fields.length)) add(el);
   }
   const visible = fields.filter((f) => f.visible);
   const forms = visible.map((f) => formAround(d, f.el));
@@ -588,7 +621,6 @@ function formLikeRoot(d: Dom, el: Element, actionAncestors: Set<Element>): Eleme
   return last;
 }
 
-// ---------------------------------------------------------------------------------------------------
 // What a group says about itself
 
 interface GroupFacts {
@@ -689,7 +721,15 @@ function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
   const submits: string[] = [];
   const others: { el: Element; text: string }[] = [];
   const labels: string[] = [];
-  for (const el of deepQsa(d, page, g.root, `${ACTION_SELECTOR},a[href],label`, 200)) {
+  // Links that lead elsewhere only tell whether this is a login ("Forgot password?"); a form that wraps a
+  // whole page (ASP.NET) has hundreds of them, so they are looked at apart from its buttons.
+  for (const el of deepQsa(d, page, g.root, 'a[href]:not([href^="#"]):not([href^="javascript:"])', 100)) {
+    if (FORGOT.test(controlText(d, el))) {
+      facts.forgot = true;
+      break;
+    }
+  }
+  for (const el of deepQsa(d, page, g.root, `${ACTION_SELECTOR},label`, 300)) {
     const tag = d.tag(el);
     if (tag === 'label') {
       labels.push(norm(d.text(el)));
@@ -698,10 +738,9 @@ function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
     const t = controlText(d, el);
     if (!t) continue;
     if (FORGOT.test(t)) facts.forgot = true;
-    if (tag === 'a' && d.attr(el, 'role') !== 'button') {
-      const href = d.attr(el, 'href');
-      if (href === null || href.startsWith('#') || href.startsWith('javascript:'))
-        others.push({ el, text: t });
+    // ACTION_SELECTOR's links are the ones that act as buttons (no href, "#", "javascript:").
+    if (tag === 'a') {
+      others.push({ el, text: t });
       continue;
     }
     const type = (d.attr(el, 'type') ?? '').toLowerCase();
@@ -723,7 +762,8 @@ function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
         !SOCIAL.test(o.text) &&
         !FORGOT.test(o.text) &&
         !DISMISS.test(o.text) &&
-        (!last || d.before(last, o.el)),
+        (!last || d.before(last, o.el)) &&
+        d.visible(o.el),
     );
     facts.submits = primary ? [primary.text] : [];
   }
@@ -740,7 +780,6 @@ function loginEvidence(f: GroupFacts): boolean {
   return f.forgot || f.submits.some(isLoginText) || f.headings.some(isLoginText);
 }
 
-// ---------------------------------------------------------------------------------------------------
 // Layer 1: the URL
 
 const URL_WORDS = new Set([
@@ -835,7 +874,6 @@ function urlLayer(url: string): string | null {
   return null;
 }
 
-// ---------------------------------------------------------------------------------------------------
 // The layers
 
 interface Verdict {
