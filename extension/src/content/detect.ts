@@ -635,6 +635,8 @@ interface GroupFacts {
   /** Texts of the controls that send the group: submit buttons, or in a form-like group, its buttons. */
   submits: string[];
   headings: string[];
+  /** Whether the headings are the group's own (inside it) or the nearest ones before it. */
+  headingsInside: boolean;
   forgot: boolean;
   newsletter: boolean;
   /** Sent with "Save" or "Update": the settings of an account that exists. */
@@ -649,25 +651,24 @@ function isHeading(d: Dom, el: Element): boolean {
 const HEADING_SELECTOR = 'h1,h2,h3,[role=heading]';
 
 /** The heading that titles the group: inside it before its first field, else the nearest one before it. */
-function titleHeadings(d: Dom, page: Page, g: Group): string[] {
+function titleHeadings(d: Dom, page: Page, g: Group): { texts: string[]; inside: boolean } {
   const first = g.fields[0]?.el;
   const out: string[] = [];
   for (const h of deepQsa(d, page, g.root, HEADING_SELECTOR, 20)) {
     if (!first || d.before(h, first)) out.push(norm(d.text(h)));
   }
-  if (out.length) return out.slice(-2);
+  if (out.length) return { texts: out.slice(-2), inside: true };
   let node: Element | null = g.root;
   for (let level = 0; node && level < HEADING_CLIMB; level++, node = composedParent(d, node)) {
     const tag = d.tag(node);
     if (tag === 'body' || tag === 'html') break;
     let scanned = 0;
     for (let sib = d.prev(node); sib && scanned < 12; sib = d.prev(sib), scanned++) {
-      if (isHeading(d, sib)) return [norm(d.text(sib))];
-      const lastInner = d.last(sib, HEADING_SELECTOR);
-      if (lastInner) return [norm(d.text(lastInner))];
+      const h = isHeading(d, sib) ? sib : d.last(sib, HEADING_SELECTOR);
+      if (h) return { texts: [norm(d.text(h))], inside: false };
     }
   }
-  return out;
+  return { texts: [], inside: false };
 }
 
 /** qsa on the element and on the open shadow roots of the components inside it (or of itself). */
@@ -702,6 +703,7 @@ function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
     notAccount: false,
     submits: [],
     headings: [],
+    headingsInside: false,
     forgot: false,
     newsletter: false,
     saves: false,
@@ -767,7 +769,9 @@ function factsOf(d: Dom, page: Page, g: Group): GroupFacts {
     );
     facts.submits = primary ? [primary.text] : [];
   }
-  facts.headings = titleHeadings(d, page, g);
+  const title = titleHeadings(d, page, g);
+  facts.headings = title.texts;
+  facts.headingsInside = title.inside;
   const said = [...facts.submits, ...facts.headings, ...labels].join(' | ');
   facts.newsletter = NEWSLETTER.test(said);
   facts.meeting = MEETING.test(said) || g.fields.some((f) => f.gate);
@@ -958,7 +962,16 @@ function evaluate(doc: Document, url: string): Verdict {
     const test = passwordless ? (t: string) => plain(t) && STRONG.test(t) : plain;
     const submit = f.submits.find(test);
     if (submit) return done({ layer: 'page-text', index: 5, reason: `button ${quote(submit)}` });
-    const heading = f.headings.find(test);
+    // A login-shaped form (one password, nothing else to register) next to a marketing heading ("Join
+    // 2 million learners") is a login: there a heading counts only when it is the form's own and says
+    // more than "join", or when it speaks of an account.
+    const loginShaped = f.accountPasswords === 1 && f.reg.size === 0;
+    const headingTest = !loginShaped
+      ? test
+      : f.headingsInside
+        ? (t: string) => isSignupTextNoJoin(t)
+        : (t: string) => isSignupText(t) && STRONG.test(t);
+    const heading = f.headings.find(headingTest);
     if (heading) return done({ layer: 'page-text', index: 5, reason: `heading ${quote(heading)}` });
   }
   return done(null);
