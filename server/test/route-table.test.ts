@@ -575,6 +575,42 @@ for (const db of testDatabases()) {
       assert.deepEqual(own.body.block, ['a.example']);
     });
 
+    test("the agent's account route: its own device token only, a reported account only, well-formed input only", async () => {
+      const { a, aChildId } = world;
+      await a.client.patch(`/managed-users/${aChildId}/overlay`, {
+        overlay_age_tier: 'teen',
+        overlay_parent_note: 'Back at six',
+      });
+      await a.client.post(`/api/mappings/${world.aMappingId}/approval-settings`, {
+        enforce_signup_approvals: true,
+      });
+      const ask = (token: string | null, query: string) =>
+        fetch(`${world.server.url}/api/agent/account${query}`, {
+          headers: token ? { authorization: `Bearer ${token}` } : {},
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      assert.equal((await ask(null, '?linux_username=ann')).status, 401);
+      const wrong = await ask('0'.repeat(64), '?linux_username=ann');
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.body.error.code, 'invalid_token');
+      for (const query of [
+        '',
+        '?linux_username=',
+        '?linux_username=ann&extra=1',
+        `?linux_username=${'a'.repeat(300)}`,
+      ])
+        assert.equal((await ask(world.aDeviceToken, query)).status, 400, query);
+      // As the registration routes: an account the device never reported is bad input (400).
+      assert.equal((await ask(world.aDeviceToken, '?linux_username=someone-else')).status, 400);
+      const own = await ask(world.aDeviceToken, '?linux_username=ann');
+      assert.equal(own.status, 200);
+      assert.equal(own.body.managed_user_id, aChildId);
+      assert.equal(own.body.age_tier, 'teen');
+      assert.equal(own.body.parent_note, 'Back at six');
+      assert.equal(own.body.signup_enforced, true);
+      assert.equal(typeof own.body.child_name, 'string');
+      assert.equal(typeof own.body.device_name, 'string');
+    });
+
     test('every state-changing session route answers 403 csrf_failed without the token', async () => {
       for (const route of sessionRoutes().filter((r) => r.method !== 'GET')) {
         const res = await world.a.client.request(route.method, fill(route.url, world), {

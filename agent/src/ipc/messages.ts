@@ -116,7 +116,61 @@ async function dispatch(ctx: AgentContext, username: string, msg: Message): Prom
         typeof part === 'number' ? policyPart(ctx.domainPolicies?.get(username) ?? null, part) : null;
       return answer ? { ...answer } : { ok: false, error: 'invalid' };
     }
+    case 'GET_STATUS':
+      return accountStatus(ctx, username);
     default:
       return { ok: false, error: 'unknown_type' };
   }
+}
+
+/** How long an account's settings from the server are served again without asking (the popup polls). */
+const STATUS_FRESH_MS = 60_000;
+const statusCache = new Map<string, { at: number; answer: Answer }>();
+const statusFile = (username: string) => `account-status.${username}.json`;
+
+/**
+ * The account as the server sees it (child, overlay tier and note, sign-up enforcement) for the extension's
+ * popup and pages; kept in the state directory so that it still answers while the server is away.
+ */
+async function accountStatus(ctx: AgentContext, username: string): Promise<Answer> {
+  const cached = statusCache.get(username);
+  const connected = ctx.connected();
+  if (cached && Date.now() - cached.at < STATUS_FRESH_MS) return { ...cached.answer, connected };
+  const result = connected
+    ? await call(ctx, `/api/agent/account?${new URLSearchParams({ linux_username: username })}`)
+    : ({ status: 0, error: 'offline' } as const);
+  if (result.status === 200) {
+    const b = result.body;
+    const answer: Answer = {
+      linux_username: username,
+      device_name: typeof b.device_name === 'string' ? b.device_name : ctx.hostname,
+      managed_user_id: typeof b.managed_user_id === 'string' ? b.managed_user_id : null,
+      child_name: typeof b.child_name === 'string' ? b.child_name : null,
+      age_tier: typeof b.age_tier === 'string' ? b.age_tier : 'eight12',
+      parent_note: typeof b.parent_note === 'string' ? b.parent_note : null,
+      signup_enforced: b.signup_enforced === true,
+    };
+    statusCache.set(username, { at: Date.now(), answer });
+    try {
+      ctx.state.write(statusFile(username), answer);
+    } catch (err) {
+      ctx.log.warn('could not keep the account status', { linux_username: username, err });
+    }
+    return { ...answer, connected };
+  }
+  const kept = ctx.state.read<Answer>(
+    statusFile(username),
+    (d): d is Answer => !!d && typeof d === 'object' && (d as Answer).linux_username === username,
+  );
+  if (kept) return { ...kept, connected };
+  return {
+    linux_username: username,
+    device_name: ctx.hostname,
+    managed_user_id: null,
+    child_name: null,
+    age_tier: 'eight12',
+    parent_note: null,
+    signup_enforced: null,
+    connected,
+  };
 }

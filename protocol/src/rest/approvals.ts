@@ -20,6 +20,21 @@ export const RegistrationCheckView = Type.Object({
 });
 export type RegistrationCheckView = Static<typeof RegistrationCheckView>;
 
+/** `GET /api/agent/account`: what the extension shows and sends for one account of the device. */
+export const AgentAccountQuery = Type.Object({ linux_username: LinuxUsername }, strict);
+export type AgentAccountQuery = Static<typeof AgentAccountQuery>;
+export const AgentAccountView = Type.Object({
+  linux_username: Type.String(),
+  device_name: Type.String(),
+  managed_user_id: Type.Union([Type.String(), Type.Null()]),
+  child_name: Type.Union([Type.String(), Type.Null()]),
+  age_tier: Type.Union([Type.Literal('under8'), Type.Literal('eight12'), Type.Literal('teen')]),
+  parent_note: Type.Union([Type.String(), Type.Null()]),
+  /** Sign-ups on this account wait for a parent (the toggle on, and a platform and version that cover it). */
+  signup_enforced: Type.Boolean(),
+});
+export type AgentAccountView = Static<typeof AgentAccountView>;
+
 export const RegistrationRequestBody = Type.Object(
   { domain: DomainText, linux_username: LinuxUsername, url: Type.Optional(UrlText) },
   strict,

@@ -94,6 +94,28 @@ export class ApprovalRepository {
     return this.grantsOfMapping.all({ mapping: mappingId, type: 'site_signup' });
   }
 
+  /** The device's name and, when the account is mapped, its child's overlay settings. */
+  accountSettings(systemId: string, linuxUsername: string) {
+    return this.db
+      .selectFrom('agent_device')
+      .leftJoin('device_mapping', (join) =>
+        join
+          .onRef('device_mapping.system_id', '=', 'agent_device.system_id')
+          .on('device_mapping.linux_username', '=', linuxUsername),
+      )
+      .leftJoin('managed_user', 'managed_user.id', 'device_mapping.managed_user_id')
+      .select([
+        'agent_device.hostname',
+        'agent_device.display_name',
+        'managed_user.id as managed_user_id',
+        'managed_user.name as child_name',
+        'managed_user.overlay_age_tier',
+        'managed_user.overlay_parent_note',
+      ])
+      .where('agent_device.system_id', '=', systemId)
+      .executeTakeFirst();
+  }
+
   /** The mapping of an account on a device, with what sign-up enforcement needs. */
   mappingForAccount(systemId: string, linuxUsername: string) {
     return this.db

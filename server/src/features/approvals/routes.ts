@@ -1,4 +1,6 @@
 import {
+  AgentAccountQuery,
+  AgentAccountView,
   AgentApprovalRequestBody,
   ApprovalQuery,
   ApprovalSettingsBody,
@@ -46,6 +48,16 @@ export function approvalRoutes(app: HearthApp, { approvals, signups, onlineAccou
       reply: RegistrationCheckView,
     },
     (device, request) => signups.check(device, request.query.domain, request.query.linux_username),
+  );
+  agent.get(
+    '/api/agent/account',
+    {
+      summary:
+        "One account of the device: its child, the child's overlay tier and note, and whether sign-ups wait",
+      querystring: AgentAccountQuery,
+      reply: AgentAccountView,
+    },
+    (device, request) => signups.account(device, request.query.linux_username),
   );
   agent.post(
     '/api/registration/request',

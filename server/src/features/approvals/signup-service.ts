@@ -1,4 +1,9 @@
-import type { GrantView, RegistrationCheckView, RegistrationRequestBody } from '@hearth/protocol';
+import type {
+  AgentAccountView,
+  GrantView,
+  RegistrationCheckView,
+  RegistrationRequestBody,
+} from '@hearth/protocol';
 import type { BearerDevice, SessionAuth } from '../../platform/access.js';
 import { creationIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
@@ -52,6 +57,25 @@ export class SignupService {
     requireAccount(device, linuxUsername);
     const state = await this.signupState(device, linuxUsername, domain);
     return { allowed: state.allowed, pending: state.pendingId !== null, domain };
+  }
+
+  /** The account's child, overlay settings and whether its sign-ups wait for a parent (the extension's popup and pages). */
+  async account(device: BearerDevice, linuxUsername: string): Promise<AgentAccountView> {
+    requireAccount(device, linuxUsername);
+    const [row, facts] = await Promise.all([
+      this.repo.accountSettings(device.systemId, linuxUsername),
+      this.signupFacts(device, linuxUsername),
+    ]);
+    if (!row) throw notFound('The device');
+    return {
+      linux_username: linuxUsername,
+      device_name: row.display_name || row.hostname,
+      managed_user_id: row.managed_user_id ?? null,
+      child_name: row.child_name ?? null,
+      age_tier: row.overlay_age_tier ?? 'eight12',
+      parent_note: row.overlay_parent_note ?? null,
+      signup_enforced: facts.enforced,
+    };
   }
 
   /** Kept under the device's tag too, so a new agent version or platform is seen at once. */
