@@ -3,85 +3,16 @@
 // the first scan (everything rastered), a rescan (icons from the cache), the child's RSS after each,
 // and the longest event-loop stall during the first scan. `npm run bench:agent-inventory`.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { initWasm, Resvg } from '@resvg/resvg-wasm';
 import { InventoryCollector } from '../../agent/src/inventory/inventory.js';
+import { BENCH_ACCOUNTS, buildDesktopTree } from './desktop-tree.js';
 
 const ENTRIES = Number(process.env.AGENT_INVENTORY_ENTRIES ?? 500);
-const ACCOUNTS = [
-  { username: 'ann', home: '/home/ann' },
-  { username: 'ben', home: '/home/ben' },
-];
-
-const color = (seed: string, at: number) =>
-  `#${createHash('md5')
-    .update(seed)
-    .digest('hex')
-    .slice(at, at + 6)}`;
-const svgOf = (seed: string, side: number) =>
-  `<svg xmlns="http://www.w3.org/2000/svg" width="${side}" height="${side}" viewBox="0 0 48 48">` +
-  `<rect x="2" y="2" width="44" height="44" rx="9" fill="${color(seed, 0)}"/>` +
-  `<path d="M10 30 L24 8 L38 30 Z" fill="${color(seed, 6)}"/><circle cx="24" cy="32" r="9" fill="${color(seed, 12)}" opacity="0.8"/></svg>`;
-
-function render(svg: string, side: number): Buffer {
-  const r = new Resvg(svg, { fitTo: { mode: 'width', value: side } });
-  const img = r.render();
-  const png = Buffer.from(img.asPng());
-  img.free();
-  r.free();
-  return png;
-}
-
-function put(root: string, file: string, data: string | Buffer, mode?: number): void {
-  const target = path.join(root, file);
-  mkdirSync(path.dirname(target), { recursive: true });
-  writeFileSync(target, data);
-  if (mode !== undefined) chmodSync(target, mode);
-}
-
-/** The system: entry i has a PNG theme icon (i % 10 < 4), an SVG (< 8), a pixmap (< 9) or none. */
-async function buildSystem(root: string): Promise<void> {
-  await initWasm(readFileSync(fileURLToPath(import.meta.resolve('@resvg/resvg-wasm/index_bg.wasm'))));
-  put(
-    root,
-    '/etc/passwd',
-    ACCOUNTS.map((a, i) => `${a.username}:x:${1000 + i}:${1000 + i}::${a.home}:/bin/bash`).join('\n'),
-  );
-  put(
-    root,
-    '/usr/share/icons/hicolor/index.theme',
-    '[Icon Theme]\nName=Hicolor\nDirectories=16x16/apps,32x32/apps,48x48/apps,128x128/apps,scalable/apps\n' +
-      [16, 32, 48, 128].map((s) => `\n[${s}x${s}/apps]\nSize=${s}\nType=Threshold\n`).join('') +
-      '\n[scalable/apps]\nSize=128\nMinSize=1\nMaxSize=256\nType=Scalable\n',
-  );
-  for (let i = 0; i < ENTRIES; i++) {
-    const name = `bench-app-${i}`;
-    const kind = i % 10;
-    put(root, `/usr/bin/${name}`, '#!/bin/sh\n', 0o755);
-    const exec =
-      i % 3 === 0 ? `env A=1 ${name} --flag %U` : i % 3 === 1 ? `/usr/bin/${name} %f` : `"/usr/bin/${name}"`;
-    put(
-      root,
-      `/usr/share/applications/${i % 7 === 0 ? 'sub/' : ''}${name}.desktop`,
-      `[Desktop Entry]\nType=Application\nName=Bench App ${i}\nName[de]=Testprogramm ${i}\nExec=${exec}\nIcon=${name}\nCategories=Utility;\n`,
-    );
-    const svg = svgOf(name, 48);
-    if (kind < 4)
-      for (const side of [16, 32, 48, 128])
-        put(
-          root,
-          `/usr/share/icons/hicolor/${side}x${side}/apps/${name}.png`,
-          render(svgOf(name, side), side),
-        );
-    else if (kind < 8) put(root, `/usr/share/icons/hicolor/scalable/apps/${name}.svg`, svg);
-    else if (kind < 9) put(root, `/usr/share/pixmaps/${name}.png`, render(svgOf(name, 256), 256));
-  }
-}
+const ACCOUNTS = BENCH_ACCOUNTS;
 
 async function child(root: string): Promise<void> {
   const paths = { stateDir: path.join(root, 'state'), runDir: path.join(root, 'run'), sysroot: root };
@@ -126,7 +57,7 @@ async function main(): Promise<void> {
   const root = mkdtempSync(path.join(tmpdir(), 'hearth-bench-inventory-'));
   try {
     let t = performance.now();
-    await buildSystem(root);
+    await buildDesktopTree(root, ENTRIES, ACCOUNTS);
     console.log(`built ${ENTRIES} entries in ${Math.round(performance.now() - t)} ms`);
     t = performance.now();
     const r = spawnSync(
