@@ -11,6 +11,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { gunzipSync } from 'node:zlib';
 import { MAX_ICON_BYTES } from '@hearth/protocol';
 import { initWasm, Resvg } from '@resvg/resvg-wasm';
@@ -43,6 +44,11 @@ export function loadRasterer(): Promise<void> {
       // bundled: the file sits beside the bundle
     }
     candidates.push(path.join(path.dirname(fileURLToPath(import.meta.url)), 'resvg.wasm'));
+    // Baseline (Liftoff) code only: V8's tier-up recompiles resvg's hot functions with TurboFan on
+    // background threads, which for one scan of a few hundred icons costs more time than it saves and
+    // leaves some 40 MB of freed compiler memory in malloc's arenas for the life of the daemon
+    // (BENCHMARKS.md, "The Linux agent"). resvg is the only WebAssembly in the agent.
+    setFlagsFromString('--liftoff-only');
     wasmReady = (async () => {
       let lastError: unknown;
       for (const file of candidates) {
