@@ -1,7 +1,8 @@
 // Builds the agent for shipping: dist/hearth-agent.mjs (the CLI) and dist/hearth-native-host.mjs, one
-// file each for Node ≥ 18 (Debian 12 has 18.19), with the overlay page beside them. `--deb` also makes
-// dist/hearth-agent_<version>_all.deb, staged by the built CLI's own `install` so the package and
-// `hearth-agent install` write the very same files. `--out DIR` builds elsewhere (tests).
+// file each for Node ≥ 18 (Debian 12 has 18.19), with resvg's WebAssembly (resvg.wasm) and the overlay
+// page beside them. `--deb` also makes dist/hearth-agent_<version>_all.deb, staged by the built CLI's
+// own `install` so the package and `hearth-agent install` write the very same files. `--out DIR`
+// builds elsewhere (tests).
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -62,13 +63,20 @@ for (const { entry, file } of programs) {
   chmodSync(target, 0o755);
 }
 
+// resvg's WebAssembly beside the bundle, where the bundled rasterer looks for it (inventory/icons.ts).
+copyFileSync(
+  fileURLToPath(import.meta.resolve('@resvg/resvg-wasm/index_bg.wasm')),
+  path.join(out, 'resvg.wasm'),
+);
+chmodSync(path.join(out, 'resvg.wasm'), 0o644);
+
 // The kiosk overlay page (Hearth Space), built by the overlay workspace.
 const page = path.join(root, 'overlay', 'dist', 'blockedv2.html');
 if (!existsSync(page)) run('npm', ['run', 'build', '--silent'], { cwd: path.join(root, 'overlay') });
 copyFileSync(page, path.join(out, 'blockedv2.html'));
 chmodSync(path.join(out, 'blockedv2.html'), 0o644);
 console.log(
-  `built ${path.relative(process.cwd(), out) || '.'}/{hearth-agent.mjs,hearth-native-host.mjs,blockedv2.html}`,
+  `built ${path.relative(process.cwd(), out) || '.'}/{hearth-agent.mjs,hearth-native-host.mjs,resvg.wasm,blockedv2.html}`,
 );
 
 if (values.deb) {

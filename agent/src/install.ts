@@ -81,8 +81,14 @@ function findPayload(): Record<keyof typeof PAYLOAD, string> | null {
     beside(PAYLOAD.overlay),
     path.resolve(here, '../../share/hearth-agent', PAYLOAD.overlay),
   ].find((p) => existsSync(p));
-  if (!existsSync(beside(PAYLOAD.agent)) || !existsSync(beside(PAYLOAD.nativeHost)) || !page) return null;
-  return { agent: beside(PAYLOAD.agent), nativeHost: beside(PAYLOAD.nativeHost), overlay: page };
+  const besides = [PAYLOAD.agent, PAYLOAD.nativeHost, PAYLOAD.rasterer].map(beside);
+  if (!besides.every((p) => existsSync(p)) || !page) return null;
+  return {
+    agent: beside(PAYLOAD.agent),
+    nativeHost: beside(PAYLOAD.nativeHost),
+    overlay: page,
+    rasterer: beside(PAYLOAD.rasterer),
+  };
 }
 
 /** Puts one file in place; false when it was already as wanted. */

@@ -7,6 +7,8 @@ export const LIB_DIR = '/usr/lib/hearth-agent';
 export const SHARE_DIR = '/usr/share/hearth-agent';
 export const AGENT_PROGRAM = `${LIB_DIR}/hearth-agent.mjs`;
 export const NATIVE_HOST_PROGRAM = `${LIB_DIR}/hearth-native-host.mjs`;
+/** resvg's WebAssembly, which the bundle loads from beside itself to raster the inventory's icons. */
+export const RASTERER_WASM = `${LIB_DIR}/resvg.wasm`;
 export const AGENT_BIN = '/usr/bin/hearth-agent';
 /** The page the daemon serves on loopback for the kiosk overlay (DESIGN §7). */
 export const OVERLAY_PAGE = `${SHARE_DIR}/blockedv2.html`;
@@ -31,6 +33,7 @@ export const PAYLOAD = {
   agent: 'hearth-agent.mjs',
   nativeHost: 'hearth-native-host.mjs',
   overlay: 'blockedv2.html',
+  rasterer: 'resvg.wasm',
 } as const;
 
 export type SystemFile =
@@ -100,6 +103,7 @@ export function systemFiles(): SystemFile[] {
   return [
     { path: AGENT_PROGRAM, mode: 0o755, kind: 'copy', from: 'agent' },
     { path: NATIVE_HOST_PROGRAM, mode: 0o755, kind: 'copy', from: 'nativeHost' },
+    { path: RASTERER_WASM, mode: 0o644, kind: 'copy', from: 'rasterer' },
     { path: AGENT_BIN, kind: 'symlink', target: '../lib/hearth-agent/hearth-agent.mjs' },
     { path: OVERLAY_PAGE, mode: 0o644, kind: 'copy', from: 'overlay' },
     { path: UNIT_PATH, mode: 0o644, kind: 'text', text: systemdUnit() },

@@ -21,6 +21,7 @@ import {
   NATIVE_HOST_PROGRAM,
   nativeHostManifest,
   OVERLAY_PAGE,
+  RASTERER_WASM,
   systemdUnit,
   UNIT_PATH,
 } from '../src/system-files.js';
@@ -62,7 +63,14 @@ describe('hearth-agent install into a temporary system root', () => {
     const first = built(['install']);
     assert.equal(first.status, 0, first.stderr);
     const manifests = Object.values(NATIVE_HOST_DIRS).map((dir) => `${dir}/${NATIVE_HOST_NAME}.json`);
-    for (const p of [AGENT_PROGRAM, NATIVE_HOST_PROGRAM, UNIT_PATH, OVERLAY_PAGE, ...manifests])
+    for (const p of [
+      AGENT_PROGRAM,
+      NATIVE_HOST_PROGRAM,
+      RASTERER_WASM,
+      UNIT_PATH,
+      OVERLAY_PAGE,
+      ...manifests,
+    ])
       assert.match(first.stdout, new RegExp(`^wrote ${p}$`, 'm'));
 
     assert.equal(mode(at(AGENT_PROGRAM)), 0o755);
@@ -72,6 +80,7 @@ describe('hearth-agent install into a temporary system root', () => {
     assert.equal(readFileSync(at(UNIT_PATH), 'utf8'), systemdUnit());
     assert.match(systemdUnit(), /^ExecStart=\/usr\/bin\/hearth-agent run$/m);
     assert.equal(mode(at(UNIT_PATH)), 0o644);
+    assert.equal(mode(at(RASTERER_WASM)), 0o644);
     assert.deepEqual(
       readFileSync(at(OVERLAY_PAGE)),
       readFileSync(path.join(ROOT, 'overlay/dist/blockedv2.html')),
@@ -98,7 +107,7 @@ describe('hearth-agent install into a temporary system root', () => {
     const again = built(['install']);
     assert.equal(again.status, 0, again.stderr);
     assert.doesNotMatch(again.stdout, /^wrote /m);
-    assert.match(again.stdout, /^0 written, 9 already up to date\.$/m);
+    assert.match(again.stdout, /^0 written, 10 already up to date\.$/m);
 
     const edge = at(`${NATIVE_HOST_DIRS.edge}/${NATIVE_HOST_NAME}.json`);
     writeFileSync(edge, '{}');

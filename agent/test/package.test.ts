@@ -13,6 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID, NATIVE_HOST_NAME } from '@hearth/protocol';
 import {
   AGENT_BIN,
@@ -22,6 +23,7 @@ import {
   NATIVE_HOST_PROGRAM,
   nativeHostManifest,
   OVERLAY_PAGE,
+  RASTERER_WASM,
   systemdUnit,
   UNIT_PATH,
 } from '../src/system-files.js';
@@ -87,6 +89,7 @@ describe('the Debian package', { skip: !have('dpkg-deb') && 'dpkg-deb is not ins
     assert.equal(listing.get(NATIVE_HOST_PROGRAM)?.mode, '-rwxr-xr-x');
     assert.equal(listing.get(UNIT_PATH)?.mode, '-rw-r--r--');
     assert.equal(listing.get(OVERLAY_PAGE)?.mode, '-rw-r--r--');
+    assert.equal(listing.get(RASTERER_WASM)?.mode, '-rw-r--r--');
     for (const manifest of MANIFESTS) assert.equal(listing.get(manifest)?.mode, '-rw-r--r--', manifest);
     assert.equal(listing.get(AGENT_BIN)?.link, '../lib/hearth-agent/hearth-agent.mjs');
     assert.ok(![...listing.keys()].some((p) => p.startsWith('/var/lib/hearth-agent')), 'no state shipped');
@@ -105,6 +108,11 @@ describe('the Debian package', { skip: !have('dpkg-deb') && 'dpkg-deb is not ins
     assert.deepEqual(
       readFileSync(path.join(x, OVERLAY_PAGE)),
       readFileSync(path.join(ROOT, 'overlay/dist/blockedv2.html')),
+    );
+    // Installed, the bundle finds no node_modules: resvg's WebAssembly must sit beside it.
+    assert.deepEqual(
+      readFileSync(path.join(x, RASTERER_WASM)),
+      readFileSync(fileURLToPath(import.meta.resolve('@resvg/resvg-wasm/index_bg.wasm'))),
     );
 
     const program = path.join(x, AGENT_PROGRAM);
