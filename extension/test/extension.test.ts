@@ -272,6 +272,7 @@ describe('the extension in Chromium with the real agent and server', { skip: ski
       await page.evaluate(() => window.dispatchEvent(new Event('focus')));
       return page.$(`${hook('request-signup')}[data-state="idle"]`);
     }, 'the request button to be ready again');
+    assert.match((await page.textContent(hook('status'))) ?? '', /said no|declined/);
     assert.ok(isOverlay(page.url()));
     await page.close();
   });
@@ -473,6 +474,8 @@ describe('the extension in Chromium with the real agent and server', { skip: ski
     assert.equal(q.get('reason'), 'signup');
     assert.equal(q.get('device'), 'later.test');
     assert.equal(q.get('context'), 'unreachable');
+    const held = await page.waitForSelector('[data-hearth-context="unreachable"]');
+    assert.match((await held.textContent()) ?? '', /isn’t answering|can’t be reached|can’t check/);
     const status = await stack.status();
     assert.equal(status?.connection, 'agent_unreachable');
     assert.equal(status?.lastCheck?.outcome, 'failed_closed');

@@ -107,6 +107,7 @@ function start(): void {
         domain: state.device,
         url: params.signupUrl,
         status,
+        unreachable: state.context === 'unreachable',
         navigate: (url) => location.assign(url),
       });
       actionBody.replaceChildren(...signup.nodes);

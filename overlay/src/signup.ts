@@ -16,6 +16,8 @@ export interface SignupContext {
   /** Already checked to be http(s); null means there is nowhere to send the child back to. */
   url: string | null;
   status: HTMLElement;
+  /** The extension held the sign-up back because it could not reach the agent. */
+  unreachable?: boolean;
   navigate(url: string): void;
 }
 
@@ -54,6 +56,9 @@ export function createSignup(ctx: SignupContext): SignupFlow {
     el('strong', { class: 'site-name' }, ctx.domain || '—'),
   );
   const intro = el('p', { class: 'card-hint' }, ui.signupIntro[tier]);
+  const held = ctx.unreachable
+    ? [el('p', { class: 'card-hint', 'data-hearth-context': 'unreachable' }, ui.signupUnreachable[tier])]
+    : [];
 
   function setState(next: State): void {
     state = next;
@@ -88,10 +93,10 @@ export function createSignup(ctx: SignupContext): SignupFlow {
           showStatus(status, 'pending', ui.signupWaiting[tier]);
         }
       } else if (state === 'waiting' && sawPending) {
-        // The parent said no (or the request lapsed): let the child ask again.
+        // The parent said no (or the request lapsed): say so kindly, and let the child ask again.
         sawPending = false;
         setState('idle');
-        showStatus(status, 'idle', '');
+        showStatus(status, 'info', ui.signupDeclined[tier]);
       }
     } catch {
       // A missed check is retried by the next poll; the child is not bothered with it.
@@ -141,5 +146,5 @@ export function createSignup(ctx: SignupContext): SignupFlow {
     document.removeEventListener('visibilitychange', onVisible);
   }
 
-  return { nodes: [intro, site, button], stop };
+  return { nodes: [...held, intro, site, button], stop };
 }

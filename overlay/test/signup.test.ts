@@ -145,7 +145,7 @@ describe('Hearth Space sign-up mode', { skip: skipReason }, () => {
     await close();
   });
 
-  test('a parent declining lets the child ask again', async () => {
+  test('a parent declining is said kindly, and the child may ask again', async () => {
     const { page, close } = await openPage(browser);
     await page.clock.install();
     await fakeRegistration(page, { allowed: false, pending: true });
@@ -158,7 +158,27 @@ describe('Hearth Space sign-up mode', { skip: skipReason }, () => {
     await page.waitForFunction(
       () => !document.querySelector('[data-hearth="request-signup"]')?.hasAttribute('aria-disabled'),
     );
-    assert.equal(await text(page, 'status'), '');
+    assert.equal(
+      await text(page, 'status'),
+      'Your parent said no this time. You can ask again or talk to them.',
+    );
+    await close();
+  });
+
+  test('a sign-up held back because Hearth could not be asked says so, and still lets the child ask', async () => {
+    const { page, close } = await openPage(browser);
+    await fakeRegistration(page, { allowed: false, pending: false });
+    await page.goto(
+      overlayUrl({ reason: 'signup', age: 'teen', device: 'chat.example', context: 'unreachable' }),
+    );
+    const held = await page.waitForSelector('[data-hearth-context="unreachable"]');
+    assert.match((await held.textContent()) ?? '', /can’t be reached/);
+    assert.equal(
+      await page.$eval('[data-hearth="request-signup"]', (b) => b.hasAttribute('aria-disabled')),
+      false,
+    );
+    await page.goto(signupPage());
+    assert.equal(await page.$('[data-hearth-context="unreachable"]'), null, 'only with the context');
     await close();
   });
 

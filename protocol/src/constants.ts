@@ -8,7 +8,11 @@ export type OverlayReason = (typeof OVERLAY_REASONS)[number];
  * Why Hearth Space shows `locked` (DESIGN §7, the `context` query parameter): `paused` when a parent
  * paused the child; without a context the allowance is used up.
  */
-export const OVERLAY_CONTEXTS = ['paused'] as const;
+/**
+ * `paused` (with `locked`): a parent paused the child. `unreachable` (with `signup`): the extension could
+ * not reach the agent, so it held the sign-up back without asking (DESIGN §15, failing closed).
+ */
+export const OVERLAY_CONTEXTS = ['paused', 'unreachable'] as const;
 export type OverlayContext = (typeof OVERLAY_CONTEXTS)[number];
 
 /**

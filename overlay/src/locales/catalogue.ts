@@ -62,6 +62,10 @@ export interface Catalogue {
     signupApprovedNoUrl: string;
     signupFailed: ByTier;
     signupUnavailable: string;
+    /** The sign-up was held back because Hearth could not be asked (context=unreachable). */
+    signupUnreachable: ByTier;
+    /** The parent said no to this request; the child may ask again. */
+    signupDeclined: ByTier;
   };
 }
 

@@ -224,5 +224,17 @@ export const de: Catalogue = {
       teen: 'Die Anfrage konnte nicht gesendet werden. Bitte versuch es gleich noch einmal.',
     },
     signupUnavailable: 'Von diesem Bildschirm aus können keine Anmeldeanfragen gesendet werden.',
+    signupUnreachable: {
+      under8:
+        'Hearth kann das gerade nicht prüfen, deshalb wartet die Anmeldung kurz. Versuch es bald wieder.',
+      eight12:
+        'Hearth auf diesem Computer antwortet gerade nicht, deshalb warten Anmeldungen, bis es wieder da ist.',
+      teen: 'Hearth auf diesem Computer ist nicht erreichbar, deshalb warten neue Anmeldungen, bis es wieder antwortet.',
+    },
+    signupDeclined: {
+      under8: 'Ein Erwachsener hat diesmal Nein gesagt. Du kannst mit ihm darüber reden.',
+      eight12: 'Deine Eltern haben diesmal Nein gesagt. Du kannst noch einmal fragen oder mit ihnen reden.',
+      teen: 'Deine Eltern haben die Anfrage abgelehnt. Du kannst noch einmal fragen, wenn sich etwas geändert hat.',
+    },
   },
 };

@@ -208,5 +208,16 @@ export const en: Catalogue = {
       teen: 'Couldn’t send the request. Please try again in a moment.',
     },
     signupUnavailable: 'Sign-up requests can’t be sent from this screen.',
+    signupUnreachable: {
+      under8: 'Hearth can’t check this right now, so signing up waits a little. Try again soon.',
+      eight12:
+        'Hearth on this computer isn’t answering, so sign-ups wait until it is back. Try again in a moment.',
+      teen: 'Hearth on this computer can’t be reached, so new sign-ups are held until it answers again.',
+    },
+    signupDeclined: {
+      under8: 'A grown-up said not this time. You can talk to them about it.',
+      eight12: 'Your parent said no this time. You can ask again or talk to them.',
+      teen: 'Your parent declined this request. You can ask again if something changed.',
+    },
   },
 };
