@@ -141,6 +141,10 @@ describe('the extension in Chromium with the real agent and server', { skip: ski
     }, 'the worker to connect');
     assert.equal(status.enforced, true);
     assert.equal(status.policy?.version, 0);
+    // The account's child and her overlay settings, from the server through the agent (GET_STATUS).
+    assert.equal(status.agent?.child_name, 'Mia');
+    assert.equal(status.agent?.age_tier, 'teen');
+    assert.equal(status.agent?.parent_note, 'Homework first, then games');
   });
 
   for (const l of LAYERS) {
@@ -377,6 +381,8 @@ describe('the extension in Chromium with the real agent and server', { skip: ski
     assert.equal(q.get('reason'), 'filtered');
     assert.equal(q.get('device'), 'www.blocked.test');
     assert.equal(q.get('url'), null);
+    assert.equal(q.get('age'), 'teen', "the child's tier");
+    assert.equal(q.get('note'), 'Homework first, then games', "the parent's note");
 
     const hop = stack.sites.page('hop.test', '/go', () => ({
       status: 302,

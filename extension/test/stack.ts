@@ -283,7 +283,11 @@ export async function startStack(): Promise<Stack> {
     cleanups.push(() => Promise.all(running.map((p) => p.stop())));
     const { systemId, daemon } = await startApprovedAgent({ ...server, url: proxy.url }, home, sys, running);
 
-    const child = await home.client.post('/api/user/create', { name: 'Mia', overlay_age_tier: 'eight12' });
+    const child = await home.client.post('/api/user/create', {
+      name: 'Mia',
+      overlay_age_tier: 'teen',
+      overlay_parent_note: 'Homework first, then games',
+    });
     if (child.status !== 201) throw new Error(`user: ${child.status} ${child.text}`);
     const mapped = await home.client.post(`/managed-users/${child.body.id}/mappings/add`, {
       system_id: systemId,

@@ -102,12 +102,13 @@ const keeper = new PolicyKeeper({
   retryMs: [2_000, 30_000],
 });
 
-/** Asked once per worker: the agent may have been upgraded since the last one asked. */
+/** Asked once per worker (the agent may have been upgraded since), and again with the enforcement check. */
 let agentInfoAsked = false;
 
-/** After a policy arrives: what the agent tells about the device (if it can), and whether sign-ups are enforced. */
+/** After a policy arrives: what the agent tells about the account, and whether sign-ups are enforced. */
 async function learnAboutAgent(): Promise<void> {
-  if (!agentInfoAsked) {
+  const due = status.enforcedCheckedAt === null || Date.now() - status.enforcedCheckedAt > PROBE_EVERY_MS;
+  if (!agentInfoAsked || due) {
     const info = await ask({ type: 'GET_STATUS' }).catch(() => null);
     if (info?.error === 'unknown_type') {
       agentInfoAsked = true;
@@ -115,9 +116,15 @@ async function learnAboutAgent(): Promise<void> {
     } else if (info && info.ok !== false) {
       agentInfoAsked = true;
       update({ agent: readAgentInfo(info), agentInfoUnsupported: false });
+      // The server's own answer (GET /api/agent/account, through the agent) settles enforcement.
+      if (typeof info.signup_enforced === 'boolean') {
+        update({ enforced: info.signup_enforced, enforcedCheckedAt: Date.now() });
+        return;
+      }
     }
   }
-  if (status.enforcedCheckedAt === null || Date.now() - status.enforcedCheckedAt > PROBE_EVERY_MS) {
+  // An agent that does not say: a check of a domain no parent would ever grant tells the same.
+  if (due) {
     const probe = await ask({ type: 'CHECK_REGISTRATION', domain: PROBE_DOMAIN }).catch(() => null);
     if (probe && probe.ok !== false && probe.error === undefined)
       update({ enforced: probe.allowed !== true, enforcedCheckedAt: Date.now() });
