@@ -143,6 +143,11 @@ function manifest(constants, iconFiles) {
       },
     ],
     permissions: ['nativeMessaging', 'storage', 'webNavigation'],
+    // Hearth Space, web-accessible as the issue asks (a page may show it, e.g. a school portal's frame):
+    // the worker trusts it only as the top frame of a tab it sent there itself, for what it recorded.
+    web_accessible_resources: [
+      { resources: ['blockedv2.html', 'blockedv2.js'], matches: ['http://*/*', 'https://*/*'] },
+    ],
     // Only extension pages send messages: no web page or other extension can connect.
     externally_connectable: { ids: [] },
   };

@@ -430,6 +430,17 @@ describe('the extension in Chromium with the real agent and server', { skip: ski
     );
     stack.sites.page('spoof.test', '/in', html('In', '<p>In</p>'));
     const page = await open(stack.context, url);
+    // Hearth Space is web-accessible, so the frame loads; asked from inside a frame, the worker refuses.
+    const framed = await until(
+      async () =>
+        page.frames().find((f) => f.url().startsWith(`chrome-extension://${EXTENSION_ID}/`)) ?? null,
+      'the framed overlay',
+    );
+    await framed.click('[data-hearth="request-signup"]');
+    await until(
+      async () => framed.$('[data-hearth="status"][data-tone="error"]'),
+      'the framed request to be refused',
+    );
     // The one real login on the page, so that we know when the extension has done all it will.
     await page.fill('input[name="username"]', 'real_mia');
     await page.fill('input[name="password"]', 'whatever');
