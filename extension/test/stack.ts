@@ -241,11 +241,8 @@ export interface Stack {
 
 /** The native host as Chromium finds it in a profile: a manifest naming a script that runs the agent's host. */
 function registerNativeHost(userDataDir: string, socket: string): void {
-  const dir = path.join(userDataDir, 'NativeMessagingHosts');
-  mkdirSync(dir, { recursive: true });
-  const script = path.join(userDataDir, 'hearth-native-host');
-  writeFileSync(
-    script,
+  registerHostScript(
+    userDataDir,
     [
       '#!/bin/sh',
       `cd ${JSON.stringify(ROOT)} || exit 1`,
@@ -253,6 +250,14 @@ function registerNativeHost(userDataDir: string, socket: string): void {
       '',
     ].join('\n'),
   );
+}
+
+/** Registers `script` (an executable's text) in the profile as the host com.hearth.agent. */
+export function registerHostScript(userDataDir: string, text: string): void {
+  const dir = path.join(userDataDir, 'NativeMessagingHosts');
+  mkdirSync(dir, { recursive: true });
+  const script = path.join(userDataDir, 'hearth-native-host');
+  writeFileSync(script, text);
   chmodSync(script, 0o755);
   writeFileSync(
     path.join(dir, `${NATIVE_HOST_NAME}.json`),
@@ -264,6 +269,46 @@ function registerNativeHost(userDataDir: string, socket: string): void {
       allowed_origins: [`chrome-extension://${EXTENSION_ID}/`],
     }),
   );
+}
+
+/** Debian's Chromium in the new headless mode with the built extension loaded, in `userDataDir`. */
+export function launchWithExtension(userDataDir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    locale: 'en-GB',
+    viewport: { width: 1280, height: 860 },
+    ignoreDefaultArgs: ['--disable-extensions'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+      `--disable-extensions-except=${DIST}`,
+      `--load-extension=${DIST}`,
+      '--host-resolver-rules=MAP *.test 127.0.0.1',
+    ],
+  });
+}
+
+/** The extension's service worker (waiting for it to start if it has not). */
+export async function workerOf(context: BrowserContext): Promise<Worker> {
+  const found = context
+    .serviceWorkers()
+    .find((w) => w.url().startsWith(`chrome-extension://${EXTENSION_ID}/`));
+  if (found) return found;
+  return context.waitForEvent('serviceworker', {
+    predicate: (w) => w.url().startsWith(`chrome-extension://${EXTENSION_ID}/`),
+    timeout: 15_000,
+  });
+}
+
+/** What the worker keeps for the popup (chrome.storage.local). */
+export async function statusOf(context: BrowserContext): Promise<ExtensionStatus | null> {
+  const w = await workerOf(context);
+  return w.evaluate(async () => ((await chrome.storage.local.get('status')).status ?? null) as never);
 }
 
 export async function startStack(): Promise<Stack> {
@@ -307,36 +352,9 @@ export async function startStack(): Promise<Stack> {
     const userDataDir = mkdtempSync(path.join(tmpdir(), 'hearth-extension-profile-'));
     cleanups.push(() => rmSync(userDataDir, { recursive: true, force: true }));
     registerNativeHost(userDataDir, path.join(sys.runDir, 'users', String(CHILD.uid), 'ipc.sock'));
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      locale: 'en-GB',
-      viewport: { width: 1280, height: 860 },
-      ignoreDefaultArgs: ['--disable-extensions'],
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
-        `--disable-extensions-except=${DIST}`,
-        `--load-extension=${DIST}`,
-        '--host-resolver-rules=MAP *.test 127.0.0.1',
-      ],
-    });
+    const context = await launchWithExtension(userDataDir);
     cleanups.push(() => context.close());
-
-    const worker = async (): Promise<Worker> => {
-      const found = context
-        .serviceWorkers()
-        .find((w) => w.url().startsWith(`chrome-extension://${EXTENSION_ID}/`));
-      if (found) return found;
-      return context.waitForEvent('serviceworker', {
-        predicate: (w) => w.url().startsWith(`chrome-extension://${EXTENSION_ID}/`),
-        timeout: 15_000,
-      });
-    };
+    const worker = () => workerOf(context);
     await worker();
     return {
       server,
@@ -351,10 +369,7 @@ export async function startStack(): Promise<Stack> {
       context,
       extensionId: EXTENSION_ID,
       worker,
-      async status() {
-        const w = await worker();
-        return w.evaluate(async () => ((await chrome.storage.local.get('status')).status ?? null) as never);
-      },
+      status: () => statusOf(context),
       async close() {
         for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch(() => {});
       },
