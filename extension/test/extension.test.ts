@@ -384,6 +384,21 @@ describe('the extension in Chromium with the real agent and server', { skip: ski
     assert.equal(q.get('age'), 'teen', "the child's tier");
     assert.equal(q.get('note'), 'Homework first, then games', "the parent's note");
 
+    // The child asks from Hearth Space: the parent's alert names the site the worker recorded.
+    await page.fill(hook('message-input'), 'I need it for my project');
+    await page.click(hook('send'));
+    const alert = await until(async () => {
+      const items = (await stack.home.client.get('/api/alerts?kind=access_requested')).body.items;
+      return items.find(
+        (a: { payload: { message?: string } }) => a.payload.message === 'I need it for my project',
+      );
+    }, 'the access request');
+    assert.deepEqual(alert.payload, {
+      reason: 'filtered',
+      message: 'I need it for my project',
+      domain: 'www.blocked.test',
+    });
+
     const hop = stack.sites.page('hop.test', '/go', () => ({
       status: 302,
       headers: { location: blocked },

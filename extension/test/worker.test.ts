@@ -167,7 +167,7 @@ describe('router: who may ask the worker what', () => {
     assert.deepEqual(calls, [
       ['check', 'a.example'],
       ['request', 'a.example', 'https://a.example/join'],
-      ['access', 'signup', 'May I?'],
+      ['access', 'signup', 'May I?', 'a.example'],
     ]);
     calls.length = 0;
     // Another domain, another URL, another reason, a framed overlay, a tab it never blocked: no.
@@ -203,7 +203,7 @@ describe('router: who may ask the worker what', () => {
       error: 'invalid',
     });
     await route({ type: 'ACCESS_REQUEST', reason: 'filtered', message: 'For school' }, overlay);
-    assert.deepEqual(calls, [['access', 'filtered', 'For school']]);
+    assert.deepEqual(calls, [['access', 'filtered', 'For school', 'games.example']]);
   });
 
   test('the popup gets the status and nothing else', async () => {

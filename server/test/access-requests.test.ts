@@ -109,6 +109,14 @@ describeWithServer(
         ['non-string message', post({ ...good, message: 42 }), 400, 'invalid_request'],
         ['unknown reason', post({ ...good, reason: 'bored' }), 400, 'invalid_request'],
         ['unknown field', post({ ...good, mood: 'sad' }), 400, 'invalid_request'],
+        ['a domain that is not one', post({ ...good, domain: 'not a domain' }), 400, 'invalid_request'],
+        ['an empty domain', post({ ...good, domain: '' }), 400, 'invalid_request'],
+        [
+          'an oversize domain',
+          post({ ...good, domain: `${'a'.repeat(300)}.example` }),
+          400,
+          'invalid_request',
+        ],
         ['not JSON', post('{"linux_username":'), 400, 'invalid_request'],
       ];
       for (const [label, pending, status, code] of cases) {
@@ -119,6 +127,24 @@ describeWithServer(
       // Exactly 500 characters after trimming is fine.
       assert.equal((await post({ ...good, message: ` ${'y'.repeat(500)} ` })).status, 201);
       assert.equal(await alertCount(), before + 1);
+    });
+
+    test('a request from the browser’s Hearth Space names its site, normalised, in the payload', async () => {
+      const res = await post({
+        linux_username: 'ann',
+        reason: 'filtered',
+        message: 'I need it for school',
+        domain: 'WWW.Video.Example.',
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const listed = (await ctx.home.client.get('/api/access-request')).body.items.find(
+        (a: { id: string }) => a.id === res.body.id,
+      );
+      assert.deepEqual(listed.payload, {
+        reason: 'filtered',
+        message: 'I need it for school',
+        domain: 'www.video.example',
+      });
     });
 
     test('a rejected or unenrolled device’s token is refused', async () => {

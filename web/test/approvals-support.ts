@@ -43,8 +43,13 @@ export function laptopRequests(server: TestServer, laptop: SimAgent) {
       bearer('POST', '/api/registration/log-login', { domain, username, linux_username: account }),
     askOther: (type: string, details: object, account = 'ann') =>
       bearer('POST', '/api/approvals/request', { type, linux_username: account, details }),
-    requestAccess: (account: string, reason: string, message: string) =>
-      bearer('POST', '/api/access-request', { linux_username: account, reason, message }),
+    requestAccess: (account: string, reason: string, message: string, domain?: string) =>
+      bearer('POST', '/api/access-request', {
+        linux_username: account,
+        reason,
+        message,
+        ...(domain ? { domain } : {}),
+      }),
   };
 }
 

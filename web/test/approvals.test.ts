@@ -43,8 +43,8 @@ describe('sign-up approvals and approval requests', { skip }, () => {
   const check = (domain: string, account?: string) => device.check(domain, account);
   const askSignup = (domain: string, url: string) => device.askSignup(domain, url);
   const askOther = (type: string, details: object) => device.askOther(type, details);
-  const requestAccess = (account: string, reason: string, message: string) =>
-    device.requestAccess(account, reason, message);
+  const requestAccess = (account: string, reason: string, message: string, domain?: string) =>
+    device.requestAccess(account, reason, message, domain);
 
   before(async () => {
     let laptop: SimAgent;
@@ -119,7 +119,10 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     await markPage(page);
 
     // A message from Hearth Space, then a sign-up the extension held back.
-    assert.equal((await requestAccess('ann', 'signup', 'Can I join the maths club site?')).status, 201);
+    assert.equal(
+      (await requestAccess('ann', 'signup', 'Can I join the maths club site?', 'mathsclub.example')).status,
+      201,
+    );
     const url = 'https://games.example.com/signup?from=home';
     const created = await askSignup('games.example.com', url);
     assert.equal(created.status, 201);
@@ -142,10 +145,13 @@ describe('sign-up approvals and approval requests', { skip }, () => {
       domain: 'games.example.com',
     });
     await pendingBadge(page).getByText('1', { exact: true }).waitFor();
-    await page
+    const fromBrowser = page
       .getByRole('list', { name: 'Access requests' })
-      .getByText('“Can I join the maths club site?”')
-      .waitFor();
+      .getByTestId('alert-item')
+      .filter({ hasText: '“Can I join the maths club site?”' });
+    await fromBrowser.waitFor();
+    // The site the browser's Hearth Space was about is named beside the reason.
+    assert.equal(await fromBrowser.getByTestId('alert-site').textContent(), 'mathsclub.example');
 
     // More time: the minutes asked for are filled in.
     assert.equal(

@@ -65,10 +65,13 @@ async function dispatch(ctx: AgentContext, username: string, msg: Message): Prom
       if (!OVERLAY_REASONS.includes(reason as (typeof OVERLAY_REASONS)[number]) || !message)
         return { ok: false, error: 'invalid' };
       if (Array.from(message).length > LIMITS.parentNoteMaxLength) return { ok: false, error: 'too_long' };
+      // The site a page was about (the extension's filtered and sign-up pages), for the parent to see.
+      const domain = msg.domain === undefined ? undefined : text(msg.domain, DOMAIN_MAX);
+      if (domain === null) return { ok: false, error: 'invalid' };
       const result = await call(
         ctx,
         '/api/access-request',
-        post({ linux_username: username, reason, message }),
+        post({ linux_username: username, reason, message, ...(domain ? { domain } : {}) }),
       );
       if (result.status === 201 || result.status === 200) {
         ctx.log.info('access request sent', { linux_username: username, reason });

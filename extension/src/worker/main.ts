@@ -335,7 +335,7 @@ const route = createRouter({
   checkRegistration: overlayCheck,
   requestRegistration: (domain, url) =>
     relay({ type: 'REQUEST_REGISTRATION', domain, ...(url ? { url } : {}) }),
-  accessRequest: (reason, message) => relay({ type: 'ACCESS_REQUEST', reason, message }),
+  accessRequest: (reason, message, domain) => relay({ type: 'ACCESS_REQUEST', reason, message, domain }),
   status: () => status,
   version: chrome.runtime.getManifest().version,
 });

@@ -39,7 +39,8 @@ export interface RouterDeps {
   /** The overlay page's registration check, for a tab the worker blocked. */
   checkRegistration(domain: string): Promise<Reply>;
   requestRegistration(domain: string, url: string | null): Promise<Reply>;
-  accessRequest(reason: string, message: string): Promise<Reply>;
+  /** `domain`: the site the worker recorded for the tab (never one the page names). */
+  accessRequest(reason: string, message: string, domain: string): Promise<Reply>;
   status(): ExtensionStatus;
   version: string;
 }
@@ -102,7 +103,7 @@ export function createRouter(deps: RouterDeps): (message: unknown, sender: Sende
         if (message.reason !== record.reason) return FORBIDDEN;
         const text = typeof message.message === 'string' ? message.message : '';
         if (!text.trim() || text.length > MESSAGE_MAX) return INVALID;
-        return deps.accessRequest(record.reason, text);
+        return deps.accessRequest(record.reason, text, record.domain);
       }
       default:
         return FORBIDDEN;

@@ -9,6 +9,8 @@ export const AccessRequestBody = Type.Object(
     // Checked again after trimming (1–500); the raw text may carry surrounding space.
     message: Type.String({ maxLength: 2000 }),
     system_id: Type.Optional(Type.String({ maxLength: 64 })),
+    /** The site a filtered or sign-up page was about (the extension's Hearth Space), kept in the payload. */
+    domain: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
   },
   strict,
 );

@@ -70,6 +70,8 @@ export function AlertItem({ alert, showKind = true }: { alert: AlertView; showKi
   const unread = !alert.acknowledged_at;
   const isRequest = alert.kind === 'access_requested';
   const message = isRequest ? requestMessage(alert) : null;
+  // The site a child asks about from the browser's Hearth Space (filtered or sign-up).
+  const site = isRequest && typeof alert.payload.domain === 'string' ? alert.payload.domain : null;
   const details = isRequest ? '' : detailText(alert.payload);
   const subject = alertSubject(alert);
   // An alert about no child or account is named after its device already.
@@ -117,6 +119,14 @@ export function AlertItem({ alert, showKind = true }: { alert: AlertView; showKi
             </Group>
             <Text size="sm">
               {isRequest ? accessReasonLabel(alert.payload.reason) : alertDescription(alert.kind)}
+              {site ? (
+                <>
+                  {' · '}
+                  <Text span fw={600} size="sm" data-testid="alert-site" style={{ overflowWrap: 'anywhere' }}>
+                    {site}
+                  </Text>
+                </>
+              ) : null}
               {fromDevice ? (
                 <>
                   <Text span c="dimmed" size="sm">

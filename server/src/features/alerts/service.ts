@@ -13,6 +13,7 @@ import {
 import type { BearerDevice, SessionAuth } from '../../platform/access.js';
 import { creationIso, nowIso } from '../../platform/clock.js';
 import { newId } from '../../platform/crypto.js';
+import { normalizeDomain } from '../../platform/domain.js';
 import { HttpError, invalidRequest, notFound } from '../../platform/errors.js';
 import type { EventPublisher } from '../../platform/events.js';
 import type { CounterStore } from '../../platform/rate-limit.js';
@@ -158,12 +159,20 @@ export class AlertService {
         { path: 'body/linux_username', message: 'is not an account of this device' },
       ]);
     }
+    let domain: string | undefined;
+    if (body.domain !== undefined) {
+      domain = normalizeDomain(body.domain) ?? undefined;
+      if (!domain)
+        throw invalidRequest('The domain is not a valid domain name.', [
+          { path: 'body/domain', message: 'must be a domain name' },
+        ]);
+    }
     const view = await this.record({
       householdId: device.householdId,
       kind: 'access_requested',
       systemId: device.systemId,
       linuxUsername: body.linux_username,
-      payload: { reason: body.reason, message },
+      payload: domain ? { reason: body.reason, message, domain } : { reason: body.reason, message },
     });
     return { id: view.id, kind: 'access_requested' as const, created_at: view.created_at };
   }
