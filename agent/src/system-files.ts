@@ -46,7 +46,9 @@ export type SystemFile =
  * fail and trip the start limit); `enroll` starts it. Restarts are spaced and capped so a broken state
  * never loops fast. No ProtectHome, PrivateTmp or device limits: the daemon reads the accounts'
  * ~/.local/share and starts Chromium as the child on the child's X or Wayland display; /etc stays
- * writable for the browser and polkit policies it manages.
+ * writable for the browser and polkit policies it manages. Two malloc arenas instead of glibc's 8 a
+ * core: memory freed after an inventory scan is reused instead of kept in many (some 8 MB less at
+ * rest, BENCHMARKS.md "The Linux agent"), as the server does.
  */
 export function systemdUnit(): string {
   return `[Unit]
@@ -60,6 +62,7 @@ StartLimitBurst=5
 [Service]
 Type=simple
 ExecStart=${AGENT_BIN} run
+Environment=MALLOC_ARENA_MAX=2
 Restart=on-failure
 RestartSec=15s
 RuntimeDirectory=hearth-agent
