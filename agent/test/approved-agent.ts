@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { SimAgent } from '../../bench/src/simulator.js';
 import { enrollmentToken, type Household, type TestServer } from '../../server/test/helpers.js';
 import { AgentProcess, agentEnv, type Sysroot } from './harness.js';
 
@@ -33,6 +34,46 @@ export async function startApprovedAgent(
   running.push(daemon);
   await daemon.waitForLog('connected to the server');
   return { systemId: identity.system_id, daemon };
+}
+
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
+/** The child's weekly schedule with `minutes` a day and no windows; resolves once `daemon` applied it. */
+export async function setDailyLimit(
+  home: Household,
+  daemon: AgentProcess,
+  childId: string,
+  minutes: number,
+): Promise<void> {
+  const days = Object.fromEntries(WEEKDAYS.map((d) => [d, { limit_minutes: minutes, windows: [] }]));
+  const res = await home.client.post('/weekly-schedule/update', { managed_user_id: childId, days });
+  if (res.status !== 200) throw new Error(`schedule: ${res.status} ${res.text}`);
+  await daemon.waitForLog('time policy applied', (l) => l.version === res.body.version);
+}
+
+/** Another device of the child: a simulated agent with the account `kid`, approved and mapped to her. */
+export async function otherDeviceOf(
+  server: TestServer,
+  home: Household,
+  childId: string,
+  keep: SimAgent[],
+): Promise<SimAgent> {
+  const other = new SimAgent({
+    url: server.wsUrl,
+    enrollmentToken: await enrollmentToken(home),
+    linuxUsers: [{ username: 'kid' }],
+  });
+  keep.push(other);
+  await other.connect();
+  const approved = other.waitFor('pairing_approved');
+  await home.client.post(`/api/device/approve/${other.systemId}`);
+  await approved;
+  const mapped = await home.client.post(`/managed-users/${childId}/mappings/add`, {
+    system_id: other.systemId,
+    linux_username: 'kid',
+  });
+  if (mapped.status !== 201) throw new Error(`mapping: ${mapped.status} ${mapped.text}`);
+  return other;
 }
 
 /** One connection to an IPC socket: requests by id, pushes collected as they come. */

@@ -6,16 +6,15 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SimAgent } from '../../bench/src/simulator.js';
+import type { SimAgent } from '../../bench/src/simulator.js';
 import {
   createHousehold,
-  enrollmentToken,
   freePort,
   type Household,
   startTestServer,
   type TestServer,
 } from '../../server/test/helpers.js';
-import { startApprovedAgent } from './approved-agent.js';
+import { otherDeviceOf, setDailyLimit, startApprovedAgent } from './approved-agent.js';
 import { type AgentProcess, makeSysroot, ROOT, type Sysroot } from './harness.js';
 import { FakeLogind } from './logind.js';
 import { XVFB, Xvfb } from './xvfb.js';
@@ -30,8 +29,6 @@ const skipReason = !existsSync(CHROMIUM)
       ? 'overlay/dist/blockedv2.html is missing (run node scripts/build.mjs)'
       : false;
 if (skipReason) console.log(`# offline end-to-end test skipped: ${skipReason}`);
-
-const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
   for (;;) {
@@ -103,25 +100,8 @@ describe('offline: time keeps counting, Hearth Space comes at the limit, reports
       ).status,
       201,
     );
-    const days = Object.fromEntries(WEEKDAYS.map((d) => [d, { limit_minutes: 1, windows: [] }]));
-    const schedule = await home.client.post('/weekly-schedule/update', { managed_user_id: childId, days });
-    assert.equal(schedule.status, 200, schedule.text);
-    await daemon.waitForLog('time policy applied', (l) => l.version === schedule.body.version);
-
-    const other = new SimAgent({
-      url: server.wsUrl,
-      enrollmentToken: await enrollmentToken(home),
-      linuxUsers: [{ username: 'kid' }],
-    });
-    sims.push(other);
-    await other.connect();
-    const approved = other.waitFor('pairing_approved');
-    await home.client.post(`/api/device/approve/${other.systemId}`);
-    await approved;
-    await home.client.post(`/managed-users/${childId}/mappings/add`, {
-      system_id: other.systemId,
-      linux_username: 'kid',
-    });
+    await setDailyLimit(home, daemon, childId, 1);
+    const other = await otherDeviceOf(server, home, childId, sims);
     const usage = async () => (await home.client.get(`/api/user/${childId}/usage`)).body;
     other.send({ type: 'usage_report', linux_username: 'kid', date: (await usage()).date, seconds_used: 45 });
     await daemon.waitForLog('time status from the server', (l) => Number(l.used_seconds) >= 45);

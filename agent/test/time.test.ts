@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SimAgent } from '../../bench/src/simulator.js';
+import type { SimAgent } from '../../bench/src/simulator.js';
 import {
   createHousehold,
   enrollmentToken,
@@ -13,6 +13,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../server/test/helpers.js';
+import { otherDeviceOf, setDailyLimit } from './approved-agent.js';
 import { AgentProcess, agentEnv, type LogLine, makeSysroot, type Sysroot } from './harness.js';
 import { FakeLogind } from './logind.js';
 
@@ -24,8 +25,6 @@ async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-
-const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 describe('time accounting and enforcement: the real agent against the real server', () => {
   let server: TestServer;
@@ -131,26 +130,9 @@ describe('time accounting and enforcement: the real agent against the real serve
   });
 
   test('at the limit the agent shows the overlay (locked), then locks the session after the grace', async () => {
-    const days = Object.fromEntries(WEEKDAYS.map((d) => [d, { limit_minutes: 1, windows: [] }]));
-    const res = await home.client.post('/weekly-schedule/update', { managed_user_id: childId, days });
-    assert.equal(res.status, 200, res.text);
-    await daemon.waitForLog('time policy applied', (l) => l.version === res.body.version);
-
+    await setDailyLimit(home, daemon, childId, 1);
     // Another device of the child used 55 s today: the server tells this agent the total (time_status).
-    const other = new SimAgent({
-      url: server.wsUrl,
-      enrollmentToken: await enrollmentToken(home),
-      linuxUsers: [{ username: 'kid' }],
-    });
-    others.push(other);
-    await other.connect();
-    const approved = other.waitFor('pairing_approved');
-    await home.client.post(`/api/device/approve/${other.systemId}`);
-    await approved;
-    await home.client.post(`/managed-users/${childId}/mappings/add`, {
-      system_id: other.systemId,
-      linux_username: 'kid',
-    });
+    const other = await otherDeviceOf(server, home, childId, others);
     const date = (await usage()).date;
     other.send({ type: 'usage_report', linux_username: 'kid', date, seconds_used: 55 });
 
