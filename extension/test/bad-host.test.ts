@@ -78,12 +78,14 @@ describe('a misbehaving native host: no crash, no false allow', { skip: skipReas
         assert.equal(q.get('device'), `${name}.join.test`);
         assert.equal(q.get('context'), 'unreachable');
 
+        // The redirect and the popup's status are written separately: wait for the status to say both.
         const status = await until(async () => {
           const s = await statusOf(context as BrowserContext);
-          return s && s.connection !== 'connecting' && s.connection !== 'connected' ? s : null;
-        }, 'the worker to give up on the host');
+          const gaveUp = s && s.connection !== 'connecting' && s.connection !== 'connected';
+          return gaveUp && s.lastCheck?.outcome === 'failed_closed' ? s : null;
+        }, 'the worker to give up on the host and record the held sign-up');
         assert.ok(['host_failed', 'agent_unreachable'].includes(status.connection), status.connection);
-        assert.equal(status.lastCheck?.outcome, 'failed_closed');
+        assert.equal(status.lastCheck?.domain, `${name}.join.test`);
 
         // The worker is alive and still judges pages: a login page is not a sign-up.
         const login = await open(context, sites.page(`${name}.login.test`, '/', LOGIN));

@@ -508,9 +508,12 @@ describe('the extension in Chromium with the real agent and server', { skip: ski
     assert.equal(q.get('context'), 'unreachable');
     const held = await page.waitForSelector('[data-hearth-context="unreachable"]');
     assert.match((await held.textContent()) ?? '', /isn’t answering|can’t be reached|can’t check/);
-    const status = await stack.status();
-    assert.equal(status?.connection, 'agent_unreachable');
-    assert.equal(status?.lastCheck?.outcome, 'failed_closed');
+    // The redirect and the popup's status are written separately: wait for the status to say both.
+    const status = await until(async () => {
+      const s = await stack.status();
+      return s?.connection === 'agent_unreachable' && s.lastCheck?.outcome === 'failed_closed' ? s : null;
+    }, 'the status of the held sign-up');
+    assert.equal(status.lastCheck?.domain, 'later.test');
     await page.close();
 
     const popup = await stack.context.newPage();
