@@ -114,7 +114,7 @@ if (values.deb) {
       'Section: admin',
       'Priority: optional',
       'Depends: nodejs (>= 18)',
-      'Recommends: chromium',
+      'Recommends: chromium, x11-apps, rfkill',
       'Maintainer: Hearth maintainers <hearth@localhost>',
       `Installed-Size: ${installedKb}`,
       'Description: Hearth agent: family device management for this computer',

@@ -32,7 +32,16 @@ function findTests(dir) {
 if (!only.length) {
   step('lint (biome)', bin('biome'), ['check', '.']);
   step('type-check (packages)', bin('tsc'), ['-b', 'protocol', 'server']);
-  for (const project of ['server/test', 'web', 'web/test', 'overlay', 'agent', 'extension', 'bench']) {
+  for (const project of [
+    'server/test',
+    'web',
+    'web/test',
+    'overlay',
+    'agent',
+    'extension',
+    'bench',
+    'simulators',
+  ]) {
     if (existsSync(path.join(root, project, 'tsconfig.json')))
       step(`type-check (${project})`, bin('tsc'), ['-p', project]);
   }
@@ -41,7 +50,7 @@ if (!only.length) {
 
 const files = only.length
   ? only
-  : ['protocol', 'server', 'web', 'overlay', 'agent', 'extension', 'bench']
+  : ['protocol', 'server', 'web', 'overlay', 'agent', 'extension', 'bench', 'simulators']
       .flatMap((pkg) => findTests(path.join(root, pkg)))
       .sort();
 step(
@@ -54,6 +63,9 @@ step(
     '--test',
     '--test-reporter=spec',
     '--test-concurrency=2',
+    // A bound on each test file (node 20 applies it per file here): a test that hangs fails its file
+    // after half an hour instead of holding CI until its limit. The longest file takes a few minutes.
+    '--test-timeout=1800000',
     ...files,
   ],
   { NODE_ENV: 'test' },

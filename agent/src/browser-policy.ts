@@ -6,7 +6,7 @@
 // removed by `install --uninstall`.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { NATIVE_HOST_NAME } from '@hearth/protocol';
+import { EXTENSION_ID, NATIVE_HOST_NAME } from '@hearth/protocol';
 import type { AgentContext, AgentModule } from './context.js';
 import type { Logger } from './log.js';
 import { type AgentPaths, underRoot } from './paths.js';
@@ -35,9 +35,52 @@ const isSource = (d: unknown): d is ExtensionSource =>
   /^[a-p]{32}$/.test((d as ExtensionSource).extension_id) &&
   /^https?:\/\/[^\s;]+$/.test((d as ExtensionSource).update_url);
 
-/** The policy document: the extension installed by force from the server (later also the device policy's browser settings). */
-export function managedPolicy(source: ExtensionSource): Record<string, unknown> {
-  return { ExtensionInstallForcelist: [`${source.extension_id};${source.update_url}`] };
+/**
+ * The device policies' browser rules (DESIGN §12), merged over every account: the browsers read one
+ * policy for the whole computer, so a rule on for one account holds for all of them.
+ */
+export interface BrowserSettings {
+  block_incognito: boolean;
+  block_other_extensions: boolean;
+  /** Allowed besides Hearth's own extension when the others are blocked. */
+  allowed_extension_ids: string[];
+  youtube_restricted: boolean;
+}
+
+export const NO_BROWSER_SETTINGS: BrowserSettings = {
+  block_incognito: false,
+  block_other_extensions: false,
+  allowed_extension_ids: [],
+  youtube_restricted: false,
+};
+
+/** ForceYouTubeRestrict: 2 is Strict, the mode meant for children (1, Moderate, still shows most videos). */
+export const YOUTUBE_STRICT = 2;
+
+/**
+ * The policy document of one browser: the extension installed by force from the server, then the
+ * device policies' settings. Null when there is nothing to say (the file is removed).
+ */
+export function managedPolicy(
+  source: ExtensionSource | null,
+  settings: BrowserSettings = NO_BROWSER_SETTINGS,
+  browser: keyof typeof MANAGED_POLICY_DIRS = 'chromium',
+): Record<string, unknown> | null {
+  const policy: Record<string, unknown> = {};
+  if (source) policy.ExtensionInstallForcelist = [`${source.extension_id};${source.update_url}`];
+  if (settings.block_incognito) {
+    policy.IncognitoModeAvailability = 1;
+    // Edge names its private windows InPrivate; Brave's Tor windows are private windows of their own.
+    if (browser === 'edge') policy.InPrivateModeAvailability = 1;
+    if (browser === 'brave') policy.TorDisabled = true;
+  }
+  if (settings.block_other_extensions) {
+    policy.ExtensionInstallBlocklist = ['*'];
+    const own = [EXTENSION_ID, ...(source ? [source.extension_id] : [])];
+    policy.ExtensionInstallAllowlist = [...new Set([...own, ...settings.allowed_extension_ids])];
+  }
+  if (settings.youtube_restricted) policy.ForceYouTubeRestrict = YOUTUBE_STRICT;
+  return Object.keys(policy).length ? policy : null;
 }
 
 /** The extension ID an update manifest names (the `appid` of its only app). */
@@ -57,14 +100,29 @@ function writeIfChanged(file: string, text: string): boolean {
   return true;
 }
 
-/** Puts the policies and host manifests for `source` in place; the paths written. */
-export function applyBrowserPolicies(paths: AgentPaths, source: ExtensionSource): string[] {
+/**
+ * Puts the policies (and, once the extension is known, the host manifests) in place; the paths written
+ * or removed. A browser's file goes when it would say nothing.
+ */
+export function applyBrowserPolicies(
+  paths: AgentPaths,
+  source: ExtensionSource | null,
+  settings: BrowserSettings = NO_BROWSER_SETTINGS,
+): string[] {
   const written: string[] = [];
-  const policy = `${JSON.stringify(managedPolicy(source), null, 2)}\n`;
-  for (const dir of Object.values(MANAGED_POLICY_DIRS)) {
+  for (const [browser, dir] of Object.entries(MANAGED_POLICY_DIRS)) {
     const file = path.join(dir, POLICY_FILE);
-    if (writeIfChanged(underRoot(paths, file), policy)) written.push(file);
+    const policy = managedPolicy(source, settings, browser as keyof typeof MANAGED_POLICY_DIRS);
+    if (!policy) {
+      if (existsSync(underRoot(paths, file))) {
+        rmSync(underRoot(paths, file), { force: true });
+        written.push(file);
+      }
+      continue;
+    }
+    if (writeIfChanged(underRoot(paths, file), `${JSON.stringify(policy, null, 2)}\n`)) written.push(file);
   }
+  if (!source) return written;
   const manifest = nativeHostManifest([source.extension_id]);
   for (const dir of Object.values(NATIVE_HOST_DIRS)) {
     const file = path.join(dir, `${NATIVE_HOST_NAME}.json`);
@@ -110,21 +168,37 @@ export function browserPolicyModule(): AgentModule {
     name: 'browser-policy',
     start(ctx) {
       const log = ctx.log.child({ part: 'browser-policy' });
-      const apply = (source: ExtensionSource) => {
+      // The device policies (started before this part) say which browser rules are on.
+      let settings = ctx.deviceBrowserSettings?.() ?? NO_BROWSER_SETTINGS;
+      let current: ExtensionSource | null = null;
+      /** Writes the files; throws only for `strict` callers (the device policy reports the failure). */
+      const write = (strict: boolean) => {
         try {
-          const written = applyBrowserPolicies(ctx.paths, source);
+          const written = applyBrowserPolicies(ctx.paths, current, settings);
           if (written.length)
             log.info('browser policies written', {
-              extension_id: source.extension_id,
+              extension_id: current?.extension_id ?? null,
               files: written.length,
             });
         } catch (err) {
           log.warn('could not write the browser policies', { err });
+          if (strict) throw err;
         }
+      };
+      const apply = (source: ExtensionSource) => {
+        current = source;
+        write(false);
+      };
+      ctx.browserPolicies = {
+        setSettings(next) {
+          settings = next;
+          write(true);
+        },
       };
       // Offline at start: the last known extension is enforced all the same.
       const kept = keptSource(ctx.state);
       if (kept) apply(kept);
+      else write(false);
       ctx.events.on('authenticated', () => {
         learnSource(ctx, log)
           .then((source) => {

@@ -14,7 +14,7 @@ Usage:
   hearth-agent enroll --server URL (--token TOKEN | --qr FILE) [--no-wait]
   hearth-agent run
   hearth-agent status [--json]
-  hearth-agent install [--uninstall [--purge]]
+  hearth-agent install [--uninstall [--purge] | --release-policies]
   hearth-agent --version
 
 State lives in /var/lib/hearth-agent (HEARTH_AGENT_STATE_DIR moves it).

@@ -3,6 +3,7 @@
 import type { EventEmitter } from 'node:events';
 import type { ShowOverlayArgs } from '@hearth/protocol';
 import type { HumanAccount } from './accounts.js';
+import type { BrowserSettings } from './browser-policy.js';
 import type { CommandHandler, Frame } from './channel.js';
 import type { Logger } from './log.js';
 import type { AgentPaths } from './paths.js';
@@ -12,6 +13,8 @@ export interface AgentEvents {
   /** The socket is authenticated (first time and after every reconnect). */
   authenticated: [];
   disconnected: [];
+  /** A device policy was applied (the status file shows each account's rules). */
+  devicePolicyApplied: [];
 }
 
 export interface OverlayState {
@@ -67,6 +70,18 @@ export interface AgentContext {
   serverClockOffset(): number | null;
   overlay?: OverlayControl;
   domainPolicies?: DomainPolicies;
+  /** The browsers' managed policy files; `setSettings` rewrites them (throws when it cannot). */
+  browserPolicies?: { setSettings(settings: BrowserSettings): void };
+  /** The device policies' browser rules merged over the accounts (read by the browser part at start). */
+  deviceBrowserSettings?: () => BrowserSettings;
+  /** Each account's device policy as last applied (status and GET_STATUS). */
+  devicePolicies?: { summary(username?: string): Record<string, DevicePolicySummary> };
+}
+
+export interface DevicePolicySummary {
+  version: number;
+  applied_at: string;
+  rules: Record<string, { status: string; reason?: string }>;
 }
 
 /** One part of the daemon. Started in order after the context exists, stopped in reverse. */

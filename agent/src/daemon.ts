@@ -7,6 +7,7 @@ import { humanAccounts } from './accounts.js';
 import { browserPolicyModule } from './browser-policy.js';
 import { Channel } from './channel.js';
 import type { AgentContext, AgentEvents, AgentModule } from './context.js';
+import { devicePolicyModule } from './device-policy/module.js';
 import { domainPolicyModule } from './domain-policy.js';
 import { forgetToken, readIdentity, readToken, writeIdentity, writeToken, wsUrlOf } from './identity.js';
 import { inventoryModule } from './inventory/reporter.js';
@@ -15,9 +16,17 @@ import type { Logger } from './log.js';
 import { Outbox } from './outbox.js';
 import { overlayModule } from './overlay/index.js';
 import { type AgentPaths, underRoot } from './paths.js';
+import { screenshotModule } from './screenshot/module.js';
 import { StateStore } from './state.js';
 import { timeModule } from './time/module.js';
 import { AGENT_VERSION } from './version.js';
+
+/** The error of a request written to a connection the other side had closed (ECONNRESET, EPIPE, …). */
+function closedConnection(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  const code = typeof cause?.code === 'string' ? cause.code : '';
+  return ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'].includes(code);
+}
 
 export interface DaemonOptions {
   paths: AgentPaths;
@@ -42,7 +51,10 @@ export function defaultModules(): AgentModule[] {
     ipcModule(),
     timeModule(),
     inventoryModule(),
+    // The device policies before the browser part, which writes their browser rules from its start.
+    devicePolicyModule(),
     browserPolicyModule(),
+    screenshotModule(),
   ];
 }
 
@@ -125,6 +137,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       since,
       outbox: outbox.size,
       overlays: ctx.overlay?.current() ?? [],
+      device_policies: ctx.devicePolicies?.summary() ?? {},
     });
   channel.on('authenticated', () => {
     since = new Date().toISOString();
@@ -137,6 +150,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     events.emit('disconnected');
     writeRuntime();
   });
+  events.on('devicePolicyApplied', () => writeRuntime());
   channel.on('rejected', (code) => {
     if (code === 4403 && readToken(state)) {
       log.error('the server no longer knows this device; enrol it again');
@@ -176,11 +190,21 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       const headers = new Headers(init.headers);
       headers.set('authorization', `Bearer ${token}`);
       const started = Date.now();
-      const res = await fetch(`${identity.server_url}${pathAndQuery}`, {
-        ...init,
-        headers,
-        signal: init.signal ?? AbortSignal.timeout(30_000),
-      });
+      const send = () =>
+        fetch(`${identity.server_url}${pathAndQuery}`, {
+          ...init,
+          headers,
+          signal: init.signal ?? AbortSignal.timeout(30_000),
+        });
+      let res: Response;
+      try {
+        res = await send();
+      } catch (err) {
+        // A kept-alive connection the server closed while idle fails the first write; the request
+        // never reached the server, so it is sent once more on a new connection.
+        if (!closedConnection(err) || init.body instanceof ReadableStream) throw err;
+        res = await send();
+      }
       const date = res.headers.get('date');
       if (date) {
         const server = Date.parse(date);

@@ -1,7 +1,8 @@
 // `hearth-agent install`: the program, systemd unit, native-messaging host manifests and overlay page of
 // system-files.ts, for systems without the .deb. Run from the built agent (agent/dist); writes only what
 // differs, so running it again is harmless. `--uninstall` takes it all away again (`--purge` also the
-// state directory, which forgets the enrolment).
+// state directory, which forgets the enrolment). `--release-policies` alone undoes what the device
+// policies changed on this computer; the package runs it before its files go (debian/prerm).
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -19,7 +20,10 @@ import {
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { humanAccounts } from './accounts.js';
 import { applyBrowserPolicies, keptSource, removeBrowserPolicies } from './browser-policy.js';
+import { DevicePolicies } from './device-policy/module.js';
+import { removePolkitRules } from './device-policy/polkit.js';
 import type { Logger } from './log.js';
 import { type AgentPaths, underRoot } from './paths.js';
 import { systemctl, systemdManages } from './service.js';
@@ -29,10 +33,18 @@ import { LIB_DIR, PAYLOAD, SHARE_DIR, type SystemFile, systemFiles, UNIT_NAME } 
 export async function install(paths: AgentPaths, log: Logger, args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { uninstall: { type: 'boolean' }, purge: { type: 'boolean' } },
+    options: {
+      uninstall: { type: 'boolean' },
+      purge: { type: 'boolean' },
+      'release-policies': { type: 'boolean' },
+    },
   });
   if (paths.sysroot !== '/') console.log(`System root: ${paths.sysroot}`);
   if (values.uninstall) return uninstall(paths, log, !!values.purge);
+  if (values['release-policies']) {
+    await releasePolicies(paths, log);
+    return 0;
+  }
   if (values.purge) {
     process.stderr.write('hearth-agent install: --purge goes with --uninstall\n');
     return 2;
@@ -113,16 +125,31 @@ function place(paths: AgentPaths, file: SystemFile, payload: Record<keyof typeof
   return true;
 }
 
-function uninstall(paths: AgentPaths, log: Logger, purge: boolean): number {
+/**
+ * Undoes what the device policies did here — polkit rules, hidden terminal entries, Bluetooth blocked by
+ * Hearth — and takes the browsers' policy files away: without the agent nothing would keep them right,
+ * and the child would stay restricted by a program that is gone. The policies stay in the state
+ * directory, so an agent installed again with the same enrolment enforces them again.
+ */
+async function releasePolicies(paths: AgentPaths, log: Logger): Promise<void> {
+  const state = new StateStore(paths.stateDir, log);
+  const policies = new DevicePolicies({ paths, log, state, accounts: () => humanAccounts(paths) });
+  for (const name of await policies.releaseAll()) console.log(`released the device policy of ${name}`);
+  for (const file of removeBrowserPolicies(paths)) console.log(`removed ${file}`);
+  for (const file of removePolkitRules(paths)) console.log(`removed ${file}`);
+}
+
+async function uninstall(paths: AgentPaths, log: Logger, purge: boolean): Promise<number> {
   const live = systemdManages(paths);
+  // Stopped first, so that the daemon does not enforce the policies again as they are released.
   if (live) systemctl(log, 'disable', '--now', UNIT_NAME);
+  await releasePolicies(paths, log);
   for (const file of systemFiles()) {
     const dest = underRoot(paths, file.path);
     if (!lstatSync(dest, { throwIfNoEntry: false })) continue;
     rmSync(dest, { force: true });
     console.log(`removed ${file.path}`);
   }
-  for (const file of removeBrowserPolicies(paths)) console.log(`removed ${file}`);
   // Our own folders go when empty; the browsers' folders are shared with other hosts and stay.
   for (const dir of [LIB_DIR, SHARE_DIR]) {
     try {

@@ -1,4 +1,5 @@
 // `hearth-agent status`: what the agent knows about itself, read from its state directory.
+import type { DevicePolicySummary } from './context.js';
 import { readIdentity, readToken } from './identity.js';
 import type { Logger } from './log.js';
 import type { AgentPaths } from './paths.js';
@@ -11,6 +12,8 @@ export interface RuntimeStatus {
   since: string;
   outbox: number;
   overlays: { linux_username: string; reason: string; since: string }[];
+  /** Each account's device policy as last applied, with each rule's outcome. */
+  device_policies?: Record<string, DevicePolicySummary>;
 }
 
 export function printStatus(paths: AgentPaths, log: Logger, options: { json: boolean }): number {
@@ -45,6 +48,12 @@ export function printStatus(paths: AgentPaths, log: Logger, options: { json: boo
     console.log(`Outbox:     ${runtime.outbox} message(s) waiting`);
     for (const o of runtime.overlays)
       console.log(`Overlay:    ${o.linux_username} (${o.reason}) since ${o.since}`);
+    for (const [name, p] of Object.entries(runtime.device_policies ?? {})) {
+      const rules = Object.entries(p.rules).filter(([, r]) => r.status !== 'applied' || r.reason);
+      console.log(`Policy:     ${name} version ${p.version}, applied ${p.applied_at}`);
+      for (const [rule, r] of rules)
+        console.log(`            ${rule}: ${r.status}${r.reason ? ` (${r.reason})` : ''}`);
+    }
   } else console.log('Daemon:     not running');
   return 0;
 }

@@ -58,6 +58,25 @@ export interface LogLine {
   [key: string]: unknown;
 }
 
+/** How long a wait on an agent process may take before the test fails saying what it waited for. */
+export const WAIT_BOUND_MS = 120_000;
+
+/** Asks `read` again until `ok` holds (bounded like the waits below), answering the last value. */
+export async function until<T>(
+  read: () => Promise<T>,
+  ok: (v: T) => boolean,
+  what = 'an answer',
+): Promise<T> {
+  const deadline = Date.now() + WAIT_BOUND_MS;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline)
+      throw new Error(`gave up waiting for ${what}; the last was ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** One run of the agent's CLI as its own process; its JSON log lines are collected as they come. */
 export class AgentProcess {
   readonly lines: LogLine[] = [];
@@ -116,18 +135,35 @@ export class AgentProcess {
     return this.child.pid;
   }
 
-  /** Resolves once `test` holds (checked on every output); rejects if the process exits first. */
+  /**
+   * Resolves once `test` holds (checked on every output); rejects if the process exits first, or
+   * after WAIT_BOUND_MS (a bound for a machine that has stalled, not a wait: a failed test must not
+   * leave the run hanging).
+   */
   waitFor(test: () => boolean, what: string): Promise<void> {
     if (test()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const waiter = {
         test,
-        resolve,
+        resolve: () => {
+          clearTimeout(bound);
+          resolve();
+        },
       };
+      const bound = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(
+          new Error(
+            `gave up after ${WAIT_BOUND_MS / 1000} s waiting for: ${what}\n${this.stderr.slice(-4000)}`,
+          ),
+        );
+      }, WAIT_BOUND_MS);
       this.waiters.push(waiter);
       this.exited.then((code) => {
-        if (this.waiters.includes(waiter) && !test())
+        if (this.waiters.includes(waiter) && !test()) {
+          clearTimeout(bound);
           reject(new Error(`agent exited (${code}) before: ${what}\n${this.stderr.slice(-4000)}`));
+        }
       });
     });
   }
@@ -138,13 +174,17 @@ export class AgentProcess {
     return this.waitFor(() => !!find(), `log "${msg}"`).then(() => find() as LogLine);
   }
 
-  /** Re-checks waiters on a timer as well, for conditions outside the process's output (files). */
+  /** Re-checks on a timer as well, for conditions outside the process's output (files); bounded alike. */
   poll(test: () => boolean, what: string): Promise<void> {
     return new Promise((resolve, reject) => {
+      const deadline = Date.now() + WAIT_BOUND_MS;
       const tick = setInterval(() => {
         if (test()) {
           clearInterval(tick);
           resolve();
+        } else if (Date.now() > deadline) {
+          clearInterval(tick);
+          reject(new Error(`gave up after ${WAIT_BOUND_MS / 1000} s waiting for: ${what}`));
         }
       }, 50);
       this.exited.then((code) => {

@@ -125,6 +125,9 @@ describe('hearth-agent install into a temporary system root', () => {
     assert.equal(built(['install']).status, 0);
     mkdirSync(at('/var/lib/hearth-agent'), { recursive: true, mode: 0o700 });
     writeFileSync(at('/var/lib/hearth-agent/identity.json'), '{}');
+    mkdirSync(at('/etc/polkit-1/rules.d'), { recursive: true });
+    writeFileSync(at('/etc/polkit-1/rules.d/60-hearth-ann.rules'), '// a device policy\n');
+    writeFileSync(at('/etc/polkit-1/rules.d/50-local.rules'), '// the administrator’s\n');
 
     const removed = built(['install', '--uninstall']);
     assert.equal(removed.status, 0, removed.stderr);
@@ -138,6 +141,11 @@ describe('hearth-agent install into a temporary system root', () => {
     }
     assert.ok(!existsSync(at('/usr/lib/hearth-agent')) && !existsSync(at('/usr/share/hearth-agent')));
     assert.ok(existsSync(at('/var/lib/hearth-agent/identity.json')), 'the enrolment is kept');
+    assert.ok(
+      !existsSync(at('/etc/polkit-1/rules.d/60-hearth-ann.rules')),
+      'the device policy’s polkit rules go',
+    );
+    assert.ok(existsSync(at('/etc/polkit-1/rules.d/50-local.rules')), 'other polkit rules stay');
 
     const again = built(['install', '--uninstall', '--purge']);
     assert.equal(again.status, 0, again.stderr);

@@ -113,7 +113,10 @@ describe('Hearth Space in a kiosk window on a real X display', { skip: skipReaso
     }
 
     let said = '';
-    const browser = await chromium.connectOverCDP(`http://127.0.0.1:${cdpPort}`);
+    const browser = await chromium.connectOverCDP(`http://127.0.0.1:${cdpPort}`, {
+      // a busy CI machine can take longer than the default 30 s to attach to every target
+      timeout: 180_000,
+    });
     try {
       const context = browser.contexts()[0];
       assert.ok(context);

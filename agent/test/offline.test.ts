@@ -15,7 +15,7 @@ import {
   type TestServer,
 } from '../../server/test/helpers.js';
 import { otherDeviceOf, setDailyLimit, startApprovedAgent } from './approved-agent.js';
-import { type AgentProcess, makeSysroot, ROOT, type Sysroot } from './harness.js';
+import { type AgentProcess, makeSysroot, ROOT, type Sysroot, until } from './harness.js';
 import { FakeLogind } from './logind.js';
 import { XVFB, Xvfb } from './xvfb.js';
 
@@ -29,14 +29,6 @@ const skipReason = !existsSync(CHROMIUM)
       ? 'overlay/dist/blockedv2.html is missing (run node scripts/build.mjs)'
       : false;
 if (skipReason) console.log(`# offline end-to-end test skipped: ${skipReason}`);
-
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('offline: time keeps counting, Hearth Space comes at the limit, reports arrive once', {
   skip: skipReason,
@@ -137,8 +129,10 @@ describe('offline: time keeps counting, Hearth Space comes at the limit, reports
     mkdirSync(SHOTS, { recursive: true });
     writeFileSync(path.join(SHOTS, 'kiosk-offline-locked.png'), x.png());
 
-    // Still offline, the wall clock is set two hours ahead: the alert waits in the outbox.
-    writeFileSync(clockFile, String(2 * 3_600_000));
+    // Still offline, the wall clock is moved by two hours: the alert waits in the outbox. Ahead before
+    // noon, back after it (the household's zone is UTC), so the day stays the same: across midnight the
+    // agent would count on a new day, and the totals below could not be compared.
+    writeFileSync(clockFile, String((new Date().getUTCHours() < 12 ? 2 : -2) * 3_600_000));
     await daemon.waitForLog('clock tamper detected');
     const polled = () =>
       daemon.lines.filter((l) => l.msg === 'sessions polled' && (l.counting as string[]).length === 0);

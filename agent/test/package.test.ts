@@ -15,6 +15,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { EXTENSION_ID, NATIVE_HOST_NAME } from '@hearth/protocol';
+import { MANAGED_POLICY_DIRS, POLICY_FILE } from '../src/browser-policy.js';
+import { ALL_OFF } from '../src/device-policy/module.js';
+import { createLogger } from '../src/log.js';
+import { StateStore } from '../src/state.js';
 import {
   AGENT_BIN,
   AGENT_PROGRAM,
@@ -61,7 +65,7 @@ describe('the Debian package', { skip: !have('dpkg-deb') && 'dpkg-deb is not ins
     assert.equal(field('Version'), VERSION);
     assert.equal(field('Architecture'), 'all');
     assert.equal(field('Depends'), 'nodejs (>= 18)');
-    assert.equal(field('Recommends'), 'chromium');
+    assert.equal(field('Recommends'), 'chromium, x11-apps, rfkill');
     assert.match(field('Maintainer'), /^.+ <.+@.+>$/);
     assert.match(field('Description'), /^Hearth agent/);
 
@@ -177,7 +181,24 @@ describe('the Debian package', { skip: !have('dpkg-deb') && 'dpkg-deb is not ins
     // An enrolled computer: removing keeps the enrolment and the /etc manifests; purging takes both.
     mkdirSync(at('/var/lib/hearth-agent'), { recursive: true, mode: 0o700 });
     writeFileSync(at('/var/lib/hearth-agent/identity.json'), '{}');
+    // …with a device policy in force: the prerm releases what it did, or the child would stay held.
+    new StateStore(at('/var/lib/hearth-agent'), createLogger()).write('device-policy.ann.json', {
+      linux_username: 'ann',
+      version: 3,
+      policy: { ...ALL_OFF, block_software_install: true, block_incognito: true },
+      rules: {},
+      applied_at: new Date().toISOString(),
+      overrides: [],
+    });
+    const polkitRules = at('/etc/polkit-1/rules.d/60-hearth-ann.rules');
+    const browserPolicy = at(`${MANAGED_POLICY_DIRS.chromium}/${POLICY_FILE}`);
+    for (const file of [polkitRules, browserPolicy]) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, '{}');
+    }
     dpkg('-r', 'hearth-agent');
+    assert.ok(!existsSync(polkitRules), 'prerm removed the policy’s polkit rules');
+    assert.ok(!existsSync(browserPolicy), 'prerm removed the browsers’ Hearth policy');
     assert.equal(status(), 'deinstall ok config-files');
     for (const p of [AGENT_BIN, AGENT_PROGRAM, NATIVE_HOST_PROGRAM, UNIT_PATH, OVERLAY_PAGE])
       assert.ok(!existsSync(at(p)), `${p} removed`);

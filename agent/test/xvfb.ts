@@ -14,10 +14,24 @@ export class Xvfb {
   private child: ChildProcess | undefined;
   private exited: Promise<void> | undefined;
 
+  /** `extra`: more Xvfb arguments (`-noreset` keeps what a client drew after it disconnects). */
+  constructor(private readonly extra: string[] = []) {}
+
   async start(): Promise<void> {
     const child = spawn(
       XVFB,
-      ['-displayfd', '3', '-screen', '0', '1280x800x24', '-nolisten', 'tcp', '-fbdir', this.dir],
+      [
+        '-displayfd',
+        '3',
+        '-screen',
+        '0',
+        '1280x800x24',
+        '-nolisten',
+        'tcp',
+        '-fbdir',
+        this.dir,
+        ...this.extra,
+      ],
       { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] },
     );
     this.child = child;

@@ -22,7 +22,17 @@ export interface Hearth {
   householdId: string;
   /** Cookie and CSRF headers of the signed-in owner, for session routes. */
   owner: { cookie: string; 'x-csrftoken': string; 'content-type': string };
+  /**
+   * Stops the server and starts it again on the same data directory and port (a new process: nothing
+   * kept in memory survives); the owner signs in again, and `pid` and `owner` change.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface HearthOptions {
+  /** Run the worker loop in the server process too (`hearth serve`); by default `--no-worker`. */
+  worker?: boolean;
 }
 
 export interface SeededDevice {
@@ -52,7 +62,11 @@ export function cleanEnv(): NodeJS.ProcessEnv {
  * Starts compiled Hearth with a bootstrap owner and signs in. BENCH_PROFILE=<dir> writes a CPU profile
  * of the server there, to see where the time goes.
  */
-export async function startHearth(name: string, env: Record<string, string> = {}): Promise<Hearth> {
+export async function startHearth(
+  name: string,
+  env: Record<string, string> = {},
+  options: HearthOptions = {},
+): Promise<Hearth> {
   buildServer();
   const dataDir = mkdtempSync(path.join(tmpdir(), `hearth-${name}-`));
   const port = await freePort();
@@ -61,9 +75,17 @@ export async function startHearth(name: string, env: Record<string, string> = {}
   const profile = process.env.BENCH_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
+  const args = [
+    ...profile,
+    path.join(root, 'server/dist/cli.js'),
+    'serve',
+    ...(options.worker ? [] : ['--no-worker']),
+  ];
   let child: Child | null = null;
-  try {
-    child = spawnNode('hearth', [...profile, path.join(root, 'server/dist/cli.js'), 'serve', '--no-worker'], {
+
+  /** One server process on the data directory, answering and with the owner signed in. */
+  const launch = async () => {
+    child = spawnNode('hearth', args, {
       cwd: root,
       env: {
         ...cleanEnv(),
@@ -82,12 +104,7 @@ export async function startHearth(name: string, env: Record<string, string> = {}
     });
     if (signIn.status !== 200) throw new Error(`sign-in failed: ${signIn.status} ${await signIn.text()}`);
     const session = (await signIn.json()) as { household: { id: string }; csrf_token: string };
-    const running = child;
     return {
-      baseUrl,
-      wsUrl: `ws://127.0.0.1:${port}/ws`,
-      port,
-      dataDir,
       pid: child.process.pid ?? 0,
       householdId: session.household.id,
       owner: {
@@ -95,13 +112,34 @@ export async function startHearth(name: string, env: Record<string, string> = {}
         'x-csrftoken': session.csrf_token,
         'content-type': 'application/json',
       },
+    };
+  };
+  const stopRunning = async () => {
+    if (child) await stopChild(child);
+  };
+
+  try {
+    const first = await launch();
+    const hearth: Hearth = {
+      baseUrl,
+      wsUrl: `ws://127.0.0.1:${port}/ws`,
+      port,
+      dataDir,
+      ...first,
+      async restart() {
+        await stopRunning();
+        const next = await launch();
+        hearth.pid = next.pid;
+        hearth.owner = next.owner;
+      },
       async stop() {
-        await stopChild(running);
+        await stopRunning();
         rmSync(dataDir, { recursive: true, force: true });
       },
     };
+    return hearth;
   } catch (err) {
-    if (child) await stopChild(child);
+    await stopRunning();
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }

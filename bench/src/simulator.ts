@@ -188,9 +188,11 @@ export class SimAgent extends EventEmitter {
       this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
-  /** Waits for the next frame that matches; start waiting before the action that causes it. */
-
-  waitFor(match: string | ((frame: Frame) => boolean), timeoutMs = 5000): Promise<Frame> {
+  /**
+   * Waits for the next frame that matches; start waiting before the action that causes it. The bound is
+   * generous: tests run on two busy cores.
+   */
+  waitFor(match: string | ((frame: Frame) => boolean), timeoutMs = 15_000): Promise<Frame> {
     const test = typeof match === 'string' ? (f: Frame) => f.type === match : match;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -209,7 +211,7 @@ export class SimAgent extends EventEmitter {
     });
   }
 
-  waitForClose(timeoutMs = 5000): Promise<CloseInfo> {
+  waitForClose(timeoutMs = 15_000): Promise<CloseInfo> {
     if (this.state === 'closed' && this.lastClose) return Promise.resolve(this.lastClose);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`socket still open after ${timeoutMs} ms`)), timeoutMs);

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type AGE_TIERS, OVERLAY_CONTEXTS, OVERLAY_REASONS, PLATFORMS } from './constants.js';
+import { RuleResult } from './rest/device-policy.js';
 import type { WeeklyDays } from './time/types.js';
 
 /** Agent channel (WebSocket /ws; docs/protocol.md). Every frame is one JSON object with a `type`. */
@@ -45,6 +46,8 @@ export const COMMANDS = [
   'unenroll',
   'set_time_policy',
   'domain_policy_changed',
+  'set_device_policy',
+  'capture_screenshot',
 ] as const;
 export type CommandName = (typeof COMMANDS)[number] | `sync_${string}`;
 
@@ -238,15 +241,19 @@ export interface DomainPolicyChangedArgs {
   version: number;
 }
 
-/** Policy kinds an agent acknowledges with `policy_applied` (device policies, DESIGN §12, come later). */
-export const APPLIED_POLICY_KINDS = ['domain'] as const;
+/** Policy kinds an agent acknowledges with `policy_applied`: the domain policy and the device policies (DESIGN §12). */
+export const APPLIED_POLICY_KINDS = ['domain', 'linux', 'android'] as const;
 
-/** `policy_applied` (agent): the account now enforces `version` of the named policy. */
+/**
+ * `policy_applied` (agent): the account now enforces `version` of the named policy. A device policy's
+ * answer names each rule's outcome (`rules`); the Android device-wide policy names no account.
+ */
 export const PolicyAppliedMessage = Type.Object({
   type: Type.Literal('policy_applied'),
   kind: Type.Union(APPLIED_POLICY_KINDS.map((k) => Type.Literal(k))),
-  linux_username: Type.String({ minLength: 1, maxLength: 64 }),
+  linux_username: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   version: Type.Integer({ minimum: 0 }),
+  rules: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), RuleResult, { maxProperties: 64 })),
 });
 export type PolicyAppliedMessage = Static<typeof PolicyAppliedMessage>;
 

@@ -20,7 +20,9 @@ export {
   Timestamp,
   Username,
 } from './rest/common.js';
+export * from './rest/consoles.js';
 export * from './rest/dashboard.js';
+export * from './rest/device-policy.js';
 export * from './rest/devices.js';
 export * from './rest/inventory.js';
 export * from './rest/parents.js';

@@ -59,6 +59,31 @@ export const TimeStateEvent = Type.Object({
 });
 export type TimeStateEvent = Static<typeof TimeStateEvent>;
 
+/** A device applied (or failed to apply) a pushed device policy (DESIGN §12). */
+export const DevicePolicyAppliedEvent = Type.Object({
+  system_id: Type.String(),
+  kind: Type.Union([Type.Literal('linux'), Type.Literal('android')]),
+  /** Null for the Android device-wide policy. */
+  linux_username: Type.Union([Type.String(), Type.Null()]),
+  version: Type.Integer(),
+  /** False when a rule failed (see the policy's `sync.rules`). */
+  ok: Type.Boolean(),
+});
+export type DevicePolicyAppliedEvent = Static<typeof DevicePolicyAppliedEvent>;
+
+/**
+ * A screenshot arrived (DESIGN §12); `request_id` ties it to a parent's "capture now". It names the
+ * child, so only parents who may see that child hear of it.
+ */
+export const ScreenshotAddedEvent = Type.Object({
+  system_id: Type.String(),
+  linux_username: Type.String(),
+  managed_user_id: Type.String(),
+  id: Type.String(),
+  request_id: Type.Union([Type.String(), Type.Null()]),
+});
+export type ScreenshotAddedEvent = Static<typeof ScreenshotAddedEvent>;
+
 /** Every live event kind with the schema of its data. */
 export const LiveEventSchemas = {
   access_requested: AlertView,
@@ -70,6 +95,8 @@ export const LiveEventSchemas = {
   installed_apps_updated: InstalledAppsUpdatedEvent,
   console_synced: ConsoleSyncedEvent,
   time_state: TimeStateEvent,
+  device_policy_applied: DevicePolicyAppliedEvent,
+  screenshot_added: ScreenshotAddedEvent,
 } as const;
 
 export type LiveEventKind = keyof typeof LiveEventSchemas;

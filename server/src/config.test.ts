@@ -124,6 +124,35 @@ describe('configuration', () => {
     }
   });
 
+  test('the console vendors default to their real services; the Nintendo app version is a dotted number', () => {
+    const config = loadConfig({});
+    assert.equal(config.xboxAuthBase, 'https://login.live.com');
+    assert.equal(config.xboxApiBase, 'https://mobileaggregator.family.microsoft.com/api');
+    assert.equal(config.nintendoAuthBase, 'https://accounts.nintendo.com');
+    assert.equal(config.nintendoApiBase, 'https://app.lp1.znma.srv.nintendo.net');
+    assert.equal(config.nintendoAppVersion, '2.3.0');
+    assert.equal(loadConfig({ HEARTH_NINTENDO_APP_VERSION: '2.10.1' }).nintendoAppVersion, '2.10.1');
+    assert.throws(() => loadConfig({ HEARTH_NINTENDO_APP_VERSION: 'latest' }), /HEARTH_NINTENDO_APP_VERSION/);
+  });
+
+  test('screenshots: kept 14 days in files by default; the database only with PostgreSQL', () => {
+    const config = loadConfig({});
+    assert.equal(config.screenshotRetentionDays, 14);
+    assert.equal(config.screenshotStorage, 'file');
+    assert.equal(loadConfig({ HEARTH_SCREENSHOT_RETENTION_DAYS: '30' }).screenshotRetentionDays, 30);
+    assert.throws(
+      () => loadConfig({ HEARTH_SCREENSHOT_RETENTION_DAYS: '0' }),
+      /HEARTH_SCREENSHOT_RETENTION_DAYS/,
+    );
+    assert.throws(() => loadConfig({ HEARTH_SCREENSHOT_STORAGE: 'cloud' }), /HEARTH_SCREENSHOT_STORAGE/);
+    assert.throws(() => loadConfig({ HEARTH_SCREENSHOT_STORAGE: 'database' }), /needs PostgreSQL/);
+    const pg = loadConfig({
+      HEARTH_SCREENSHOT_STORAGE: 'Database',
+      HEARTH_DATABASE_URL: 'postgres://hearth@127.0.0.1/hearth',
+    });
+    assert.equal(pg.screenshotStorage, 'database');
+  });
+
   test('a port out of range is refused', () => {
     assert.throws(() => loadConfig({ HEARTH_PORT: '70000' }), /HEARTH_PORT/);
   });

@@ -26,6 +26,8 @@ export interface Config {
   xboxApiBase: string;
   nintendoAuthBase: string;
   nintendoApiBase: string;
+  /** The Nintendo app version the X-Moon-App-* headers carry (docs/consoles.md). */
+  nintendoAppVersion: string;
   logLevel: string;
   /** Directory of the built admin UI; absent in API-only deployments. */
   webDir: string | null;
@@ -35,6 +37,10 @@ export interface Config {
   extensionDir: string | null;
   /** The worker deletes alerts older than this many days. */
   alertRetentionDays: number;
+  /** The worker deletes screenshots older than this many days (DESIGN §12). */
+  screenshotRetentionDays: number;
+  /** Where screenshot bytes live: files under <data>/screenshots/, or the database (PostgreSQL only). */
+  screenshotStorage: 'file' | 'database';
 }
 
 export class ConfigError extends Error {
@@ -219,6 +225,24 @@ const Environment = Type.Object({
   )
     .Decode(Number)
     .Encode(String),
+  HEARTH_SCREENSHOT_RETENTION_DAYS: Type.Transform(
+    Type.String({
+      pattern: '^0*[1-9]\\d*$',
+      default: '14',
+      ...problem((v) => `must be a whole number of days (1 or more), got "${v}"`),
+    }),
+  )
+    .Decode(Number)
+    .Encode(String),
+  HEARTH_SCREENSHOT_STORAGE: Type.Transform(
+    Type.String({
+      pattern: '^(?:[Ff][Ii][Ll][Ee]|[Dd][Aa][Tt][Aa][Bb][Aa][Ss][Ee])$',
+      default: 'file',
+      ...problem((v) => `must be file or database, got "${v}"`),
+    }),
+  )
+    .Decode((v) => v.toLowerCase() as 'file' | 'database')
+    .Encode((v) => v),
   HEARTH_LOG_LEVEL: Type.Transform(
     Type.String({
       format: 'hearth-log-level',
@@ -229,9 +253,14 @@ const Environment = Type.Object({
     .Decode((v) => v.toLowerCase())
     .Encode((v) => v),
   HEARTH_XBOX_AUTH_BASE: HttpUrl('https://login.live.com'),
-  HEARTH_XBOX_API_BASE: HttpUrl('https://familysafety.microsoft.com'),
+  HEARTH_XBOX_API_BASE: HttpUrl('https://mobileaggregator.family.microsoft.com/api'),
   HEARTH_NINTENDO_AUTH_BASE: HttpUrl('https://accounts.nintendo.com'),
-  HEARTH_NINTENDO_API_BASE: HttpUrl('https://api-lp1.pctl.srv.nintendo.net'),
+  HEARTH_NINTENDO_API_BASE: HttpUrl('https://app.lp1.znma.srv.nintendo.net'),
+  HEARTH_NINTENDO_APP_VERSION: Type.String({
+    pattern: '^\\d+(\\.\\d+){1,3}$',
+    default: '2.3.0',
+    ...problem((v) => `must be a dotted version number such as 2.3.0, got "${v}"`),
+  }),
   HEARTH_WEB_DIR: Type.Optional(Type.String()),
   HEARTH_OVERLAY_DIR: Type.Optional(Type.String()),
   HEARTH_EXTENSION_DIR: Type.Optional(Type.String()),
@@ -273,6 +302,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems = describeProblems(values);
   if (problems.length) throw new ConfigError(problems);
   const v: Environment = Value.Decode(Environment, values);
+  if (v.HEARTH_SCREENSHOT_STORAGE === 'database' && !v.HEARTH_DATABASE_URL)
+    throw new ConfigError([
+      'HEARTH_SCREENSHOT_STORAGE database needs PostgreSQL (HEARTH_DATABASE_URL); with SQLite screenshots are files in the data directory',
+    ]);
   return {
     port: v.HEARTH_PORT,
     host: v.HEARTH_HOST,
@@ -291,11 +324,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     xboxApiBase: v.HEARTH_XBOX_API_BASE,
     nintendoAuthBase: v.HEARTH_NINTENDO_AUTH_BASE,
     nintendoApiBase: v.HEARTH_NINTENDO_API_BASE,
+    nintendoAppVersion: v.HEARTH_NINTENDO_APP_VERSION,
     logLevel: v.HEARTH_LOG_LEVEL,
     webDir: v.HEARTH_WEB_DIR ?? null,
     overlayDir: v.HEARTH_OVERLAY_DIR ?? null,
     extensionDir: v.HEARTH_EXTENSION_DIR ?? null,
     alertRetentionDays: v.HEARTH_ALERT_RETENTION_DAYS,
+    screenshotRetentionDays: v.HEARTH_SCREENSHOT_RETENTION_DAYS,
+    screenshotStorage: v.HEARTH_SCREENSHOT_STORAGE,
   };
 }
 

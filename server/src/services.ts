@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 
 import { Redis } from 'ioredis';
 import { AgentChannel } from './agent-channel/channel.js';
+import { isConsole, PolicySyncRepository } from './agent-channel/policy-sync.js';
 import { CommandQueue } from './agent-channel/queue.js';
 import type { ChannelTimings } from './agent-channel/types.js';
 import type { Config } from './config.js';
@@ -21,7 +22,13 @@ import { DomainPolicyService } from './features/blocklists/policy.js';
 import { BlocklistRepository } from './features/blocklists/repository.js';
 import { SourceService } from './features/blocklists/sources.js';
 import { ListStore } from './features/blocklists/store.js';
+import { createNintendoProvider } from './features/consoles/providers/nintendo.js';
+import { createXboxProvider } from './features/consoles/providers/xbox.js';
+import { ConsoleRepository } from './features/consoles/repository.js';
+import { ConsoleService } from './features/consoles/service.js';
 import { DashboardService } from './features/dashboard/service.js';
+import { DevicePolicyRepository } from './features/device-policies/repository.js';
+import { DevicePolicyService } from './features/device-policies/service.js';
 import { registerAgentMessages as registerDeviceMessages } from './features/devices/agent-messages.js';
 import { registerEnrolment } from './features/devices/enrolment.js';
 import { DeviceRepository, DeviceTokenRepository } from './features/devices/repository.js';
@@ -36,6 +43,8 @@ import { AppPolicyRepository } from './features/inventory/policy-repository.js';
 import { InventoryRepository } from './features/inventory/repository.js';
 import { InventoryService } from './features/inventory/service.js';
 import { PairingService } from './features/pairing/service.js';
+import { ScreenshotRepository } from './features/screenshots/repository.js';
+import { ScreenshotService } from './features/screenshots/service.js';
 import { registerAgentMessages as registerTimeMessages } from './features/time/agent-messages.js';
 import { TimeRepository } from './features/time/repository.js';
 import { TimeService } from './features/time/service.js';
@@ -45,11 +54,13 @@ import { UsageService } from './features/usage/service.js';
 import { UserRepository } from './features/users/repository.js';
 import { type ReleasedAccount, UserService } from './features/users/service.js';
 import { type Bus, MemoryBus, RedisBus } from './platform/bus.js';
+import { SecretBox } from './platform/crypto.js';
 import type { Db } from './platform/db/database.js';
 import { EventPublisher } from './platform/events.js';
 import { type CounterStore, MemoryCounterStore, RedisCounterStore } from './platform/rate-limit.js';
 import { ReadCache } from './platform/read-cache.js';
 import { SafeFetcher } from './platform/safe-fetch.js';
+import { ensureSecretKey } from './platform/secret-key.js';
 import { WorkerRepository } from './worker/repository.js';
 import { WorkerState } from './worker/state.js';
 
@@ -88,6 +99,12 @@ export interface Services {
   blocklists: SourceService;
   /** Each child's compiled domain policy, its delivery, the agents' fetch and the domain check. */
   domainPolicy: DomainPolicyService;
+  /** Linux and Android device policies and their delivery (DESIGN §12). */
+  devicePolicies: DevicePolicyService;
+  /** Captures, uploads, the gallery, retention and periodic captures (DESIGN §12). */
+  screenshots: ScreenshotService;
+  /** Linked console accounts, imported consoles and their sync (DESIGN §13). */
+  consoles: ConsoleService;
   worker: WorkerState;
   /** Fetches URLs parents type (blocklist sources) without reaching the server's own network (DESIGN §8). */
   safeFetcher: SafeFetcher;
@@ -126,11 +143,13 @@ export function buildServices(
   const releaseAccounts = async (accounts: ReleasedAccount[]): Promise<void> => {
     for (const account of accounts) {
       const device = await deviceRepo.bySystemId(account.system_id);
-      if (device?.status !== 'approved') continue;
+      // A console has no agent to hear a release: its vendor keeps the limits until a parent changes them.
+      if (device?.status !== 'approved' || isConsole(device)) continue;
       await devices.command(account.system_id, 'dismiss_overlay', { linux_username: account.linux_username });
       await appPolicy.release(account.system_id, account.linux_username);
       await time.release(device, account.linux_username);
       await domainPolicy.release(account.system_id, account.linux_username);
+      await devicePolicies.release(device, account.linux_username);
     }
   };
   // A newly mapped account hears the child's current time and domain policies.
@@ -168,6 +187,26 @@ export function buildServices(
     cache,
     (householdId, date) => userRepo.usageOfHousehold(householdId, date),
     events,
+    log,
+  );
+  const devicePolicies = new DevicePolicyService(
+    new DevicePolicyRepository(db.kysely),
+    access,
+    devices,
+    events,
+    log,
+  );
+  const screenshots = new ScreenshotService(
+    new ScreenshotRepository(db.kysely),
+    access,
+    devices,
+    channel,
+    events,
+    {
+      dataDir: config.dataDir,
+      storage: config.screenshotStorage,
+      retentionDays: config.screenshotRetentionDays,
+    },
     log,
   );
   const blocklistRepo = new BlocklistRepository(db);
@@ -220,6 +259,27 @@ export function buildServices(
     config,
   });
   const usageRepo = new UsageRepository(db);
+  const consoles = new ConsoleService(
+    new ConsoleRepository(db.kysely),
+    {
+      xbox: createXboxProvider({ authBase: config.xboxAuthBase, apiBase: config.xboxApiBase }),
+      nintendo: createNintendoProvider({
+        authBase: config.nintendoAuthBase,
+        apiBase: config.nintendoApiBase,
+        appVersion: config.nintendoAppVersion,
+      }),
+    },
+    new SecretBox(ensureSecretKey(config.dataDir, config.secretKey), 'console-credentials'),
+    access,
+    devices,
+    time,
+    new PolicySyncRepository(db.kysely, 'time_policy_sync'),
+    usageRepo,
+    events,
+    cache,
+    log,
+  );
+  time.consoles = consoles;
   registerUsageMessages(channel, {
     usage: usageRepo,
     log,
@@ -227,7 +287,22 @@ export function buildServices(
     onRecorded: (device, report) => time.onUsageRecorded(device, report.linux_username),
   });
   registerTimeMessages(channel, { time, log });
-  registerBlocklistMessages(channel, { policy: domainPolicy, log });
+  registerBlocklistMessages(channel, {
+    policy: domainPolicy,
+    log,
+    onDevicePolicyApplied: (device, message) => devicePolicies.onApplied(device, message),
+  });
+  channel.onAnswered((systemId, command, args, result) => {
+    devicePolicies
+      .onAnswered(
+        systemId,
+        command,
+        args,
+        result,
+        async (id) => (await deviceRepo.bySystemId(id))?.household_id,
+      )
+      .catch((err) => log.warn({ err }, 'could not record device policy sync'));
+  });
   registerAlertMessages(channel, { alerts });
   registerDeviceMessages(channel, { devices: deviceRepo, events, log });
   const stopInventoryMessages = registerInventoryMessages(channel, { inventory, appPolicy, log });
@@ -261,7 +336,9 @@ export function buildServices(
     usage: new UsageService(usageRepo, access),
     blocklists,
     domainPolicy,
-
+    devicePolicies,
+    screenshots,
+    consoles,
     worker: new WorkerState(new WorkerRepository(db.kysely)),
     safeFetcher,
     async limitIp(key, max, windowMs) {
@@ -274,6 +351,7 @@ export function buildServices(
     },
     async close() {
       stopInventoryMessages();
+      await consoles.idle();
       await blocklists.close();
       await channel.close();
       await eventHub.close();

@@ -26,6 +26,7 @@ describeWithServer('sign-up approvals', { household: 'Sign-up home' }, (suite) =
         mapping_id: mappingId,
         enforce_signup_approvals: true,
         signup_supported: true,
+        screenshot_interval_minutes: 0,
       });
       // Takes effect on the very next check, with the agent still connected.
       assert.deepEqual(await ctx.check(agent, 'games.example.com'), {

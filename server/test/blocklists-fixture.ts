@@ -67,7 +67,7 @@ export class ListServer {
   }
 
   /** Resolves once `count` requests reached `path`. */
-  async waitForRequests(path: string, count: number, timeoutMs = 5000): Promise<void> {
+  async waitForRequests(path: string, count: number, timeoutMs = 15_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.requestsTo(path).length < count) {
       if (Date.now() > deadline)

@@ -59,7 +59,8 @@ describeWithServer(
       // last_seen_at) shows within DASHBOARD_FRESH_MS: polled, within a bound.
       const devices = new DeviceRepository(ctx.server.services.db.kysely);
       await devices.update(first.system_id, { last_seen_at: '2030-01-01T00:00:00.000Z' });
-      const deadline = Date.now() + DASHBOARD_FRESH_MS + 2000;
+      // The slack is for a busy machine's requests; the cache itself expires after DASHBOARD_FRESH_MS.
+      const deadline = Date.now() + DASHBOARD_FRESH_MS + 15_000;
       while (deviceOf(await dashboard(), first.system_id).last_seen_at !== '2030-01-01T00:00:00.000Z') {
         assert.ok(Date.now() < deadline, 'the new last-seen time never showed');
         await new Promise((r) => setTimeout(r, 50));

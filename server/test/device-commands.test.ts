@@ -232,6 +232,18 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
       });
     listen(a);
     const released = { managed_user_id: null, linux_username: 'ann', version: 0, rules: [] };
+    const linuxOff = {
+      block_software_install: false,
+      block_removable_media: false,
+      block_account_changes: false,
+      block_power_actions: false,
+      block_terminal: false,
+      disable_bluetooth: false,
+      block_incognito: false,
+      block_other_extensions: false,
+      allowed_extension_ids: [],
+      youtube_restricted: false,
+    };
     const openWeek = Object.fromEntries(
       ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [
         d,
@@ -252,7 +264,7 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
       for (let i = 0; i < 250 && received.length < count; i++) await new Promise((r) => setTimeout(r, 20));
     };
     const waitForRelease = async () => {
-      await waitFor(4);
+      await waitFor(5);
       assert.deepEqual(received, [
         { command: 'dismiss_overlay', args: { linux_username: 'ann' } },
         { command: 'sync_app_policy', args: released },
@@ -261,6 +273,11 @@ describeWithServer('device commands and queue', { household: 'Commands home' }, 
         {
           command: 'domain_policy_changed',
           args: { managed_user_id: null, linux_username: 'ann', version: 0 },
+        },
+        // And its device policy every rule off (version 0, DESIGN §12).
+        {
+          command: 'set_device_policy',
+          args: { kind: 'linux', linux_username: 'ann', version: 0, policy: linuxOff },
         },
       ]);
       received.length = 0;

@@ -4,7 +4,7 @@ import { cacheTags } from '../src/platform/read-cache.js';
 import { addParent, type Client, createDevice, describeWithServer, PASSWORD, SseReader } from './helpers.js';
 
 /** Waits, within a bound, for the server to end a stream. */
-async function ended(stream: SseReader, timeoutMs = 5000): Promise<void> {
+async function ended(stream: SseReader, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!stream.ended) {
     if (Date.now() > deadline) throw new Error('the server did not end the stream');

@@ -187,6 +187,9 @@ export class Client {
     const changing = !['GET', 'HEAD', 'OPTIONS'].includes(method);
     if (changing && this.csrf && options.csrf !== false && !('x-csrftoken' in headers))
       headers['x-csrftoken'] = this.csrf;
+    // Each request on a connection of its own: after a long pause (a busy CI machine), a kept-alive
+    // socket can be handed a request just as the server closes it, failing it with ECONNRESET.
+    headers.connection ??= 'close';
     const res = await fetch(this.baseUrl + url, { method, headers, body, redirect: 'manual' });
     const setCookie = res.headers.get('set-cookie');
     if (setCookie?.startsWith('hearth_session=')) {
@@ -377,7 +380,8 @@ export class SseReader {
   /** True once the server ended the stream. */
   ended = false;
 
-  async next(match: (e: { event: string; data: any }) => boolean, timeoutMs = 3000) {
+  // A bound for an event that is due (CI runs on two busy cores), never a wait.
+  async next(match: (e: { event: string; data: any }) => boolean, timeoutMs = 15_000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.events.find(match);

@@ -83,10 +83,31 @@ describeWithServer(
         after.body.payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_CHECKSUM'],
         createHash('sha256').update(apk).digest('base64url'),
       );
-      assert.equal(
-        after.body.payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_DOWNLOAD_LOCATION'],
-        'https://hearth.example.org/api/pairing/provisioning/apk',
+      // The phone being provisioned has no session: it downloads from the household's own address.
+      const location = after.body.payload[
+        'android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_DOWNLOAD_LOCATION'
+      ] as string;
+      assert.match(
+        location,
+        new RegExp(
+          `^https://hearth\\.example\\.org/api/pairing/provisioning/apk/${ctx.home.householdId}\\.[0-9a-f]{64}$`,
+        ),
       );
+      const fromQr = await fetch(`${ctx.server.url}${new URL(location).pathname}`);
+      assert.equal(fromQr.status, 200, 'the QR address needs no session');
+      assert.equal(fromQr.headers.get('content-type'), 'application/vnd.android.package-archive');
+      assert.deepEqual(Buffer.from(await fromQr.arrayBuffer()), apk);
+      const forged = await fetch(
+        `${ctx.server.url}/api/pairing/provisioning/apk/${ctx.home.householdId}.${'0'.repeat(64)}`,
+      );
+      assert.equal(forged.status, 404, 'a made-up token finds nothing');
+      const other = await createHousehold(ctx.server, 'Other provisioning');
+      const otherPath = new URL(
+        (await other.client.get('/api/pairing/provisioning/config')).body.payload[
+          'android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_DOWNLOAD_LOCATION'
+        ] as string,
+      ).pathname;
+      assert.notEqual(otherPath, new URL(location).pathname, "each household's QR has its own address");
       assert.deepEqual(
         await decodeQr(`${ctx.server.url}/api/pairing/provisioning/qr.png`, ctx.home.client.cookie ?? ''),
         after.body.payload,
@@ -118,6 +139,35 @@ describeWithServer(
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'application/x-msi');
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), msi);
+    });
+
+    test('a server closed right after a download stops at once, not when the kept-alive connection times out', async () => {
+      const own = await startTestServer(ctx.db);
+      let stopped = false;
+      try {
+        const owner = await createHousehold(own, 'Closing');
+        mkdirSync(path.join(own.dataDir, 'artifacts'), { recursive: true });
+        writeFileSync(path.join(own.dataDir, 'artifacts', 'hearth-agent.msi'), Buffer.from([0xd0, 0xcf, 1]));
+        // A kept-alive connection (fetch's default), closed the moment the file has arrived.
+        const res = await fetch(`${own.url}/api/pairing/windows/msi`, {
+          headers: { cookie: owner.client.cookie ?? '' },
+        });
+        assert.equal(res.status, 200);
+        await res.arrayBuffer();
+        // A bound far below the server's keep-alive time (72 s), which the close used to wait out.
+        let bound: NodeJS.Timeout | undefined;
+        const outcome = await Promise.race([
+          own.close().then(() => 'closed'),
+          new Promise((resolve) => {
+            bound = setTimeout(() => resolve('still open after 30 s'), 30_000);
+          }),
+        ]);
+        clearTimeout(bound);
+        stopped = outcome === 'closed';
+        assert.equal(outcome, 'closed');
+      } finally {
+        if (!stopped) await own.close();
+      }
     });
   },
 );

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  linkAccount,
+  type Simulators,
+  signInAtVendor,
+  sim,
+  simulatorEnv,
+  startSimulators,
+} from './consoles-fixture.js';
+import {
   announcePostgres,
   Client,
   createDevice,
@@ -12,6 +20,7 @@ import {
   type TestServer,
   testDatabases,
 } from './helpers.js';
+import { pngImage, uploadScreenshot } from './screenshots-fixture.js';
 
 announcePostgres();
 
@@ -31,11 +40,38 @@ interface World {
   aSourceId: string;
   /** A's device's bearer token (its account `ann` is mapped to A's child). */
   aDeviceToken: string;
+  /** A screenshot A's device uploaded of `ann`. */
+  aScreenshotId: string;
 
   bChildId: string;
+  /** The pasted address of a console sign-in A started (and did not finish), per vendor. */
+  aConsoleRedirect: Record<'xbox' | 'nintendo', { redirect: string; state: string }>;
 }
 
 type Case = (w: World) => Promise<void>;
+
+const LINUX_POLICY_OFF = {
+  block_software_install: false,
+  block_removable_media: false,
+  block_account_changes: false,
+  block_power_actions: false,
+  block_terminal: false,
+  disable_bluetooth: false,
+  block_incognito: false,
+  block_other_extensions: false,
+  allowed_extension_ids: [],
+  youtube_restricted: false,
+};
+const ANDROID_POLICY_OFF = {
+  camera_disabled: false,
+  microphone_disabled: false,
+  screen_capture_disabled: false,
+  install_apps_disabled: false,
+  uninstall_apps_disabled: false,
+  factory_reset_disabled: false,
+  bluetooth_disabled: false,
+  location_mode: 'user_choice',
+};
 
 const expect404 = (res: Reply, label: string) => {
   assert.equal(res.status, 404, `${label}: ${res.status} ${res.text}`);
@@ -214,6 +250,48 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
     ),
   'POST /api/devices/:system_id/clear-clock-tamper': async ({ b, aDeviceId }) =>
     expect404(await b.client.post(`/api/devices/${aDeviceId}/clear-clock-tamper`), 'clear clock tamper'),
+  'GET /api/mappings/:id/linux-device-policy': async ({ b, aMappingId }) =>
+    expect404(await b.client.get(`/api/mappings/${aMappingId}/linux-device-policy`), 'linux policy'),
+  'PUT /api/mappings/:id/linux-device-policy': async ({ a, b, aMappingId }) => {
+    expect404(
+      await b.client.request('PUT', `/api/mappings/${aMappingId}/linux-device-policy`, {
+        json: { ...LINUX_POLICY_OFF, block_terminal: true },
+      }),
+      'replace linux policy',
+    );
+    assert.equal((await a.client.get(`/api/mappings/${aMappingId}/linux-device-policy`)).body.version, 0);
+  },
+  'GET /api/mappings/:id/android-device-policy': async ({ b, aMappingId }) =>
+    expect404(await b.client.get(`/api/mappings/${aMappingId}/android-device-policy`), 'android policy'),
+  'PUT /api/mappings/:id/android-device-policy': async ({ b, aMappingId }) =>
+    expect404(
+      await b.client.request('PUT', `/api/mappings/${aMappingId}/android-device-policy`, {
+        json: ANDROID_POLICY_OFF,
+      }),
+      'replace android policy',
+    ),
+  'GET /api/devices/:system_id/android-device-policy': async ({ b, aDeviceId }) =>
+    expect404(await b.client.get(`/api/devices/${aDeviceId}/android-device-policy`), 'device policy'),
+  'PUT /api/devices/:system_id/android-device-policy': async ({ b, aDeviceId }) =>
+    expect404(
+      await b.client.request('PUT', `/api/devices/${aDeviceId}/android-device-policy`, {
+        json: ANDROID_POLICY_OFF,
+      }),
+      'replace device policy',
+    ),
+  'POST /api/devices/:system_id/screenshots/capture': async ({ b, aDeviceId }) =>
+    expect404(
+      await b.client.post(`/api/devices/${aDeviceId}/screenshots/capture`, { linux_username: 'ann' }),
+      'capture',
+    ),
+  'GET /api/devices/:system_id/screenshots': async ({ b, aDeviceId }) =>
+    expect404(await b.client.get(`/api/devices/${aDeviceId}/screenshots`), 'screenshots'),
+  'GET /api/screenshots/:id/image': async ({ b, aScreenshotId }) =>
+    expect404(await b.client.get(`/api/screenshots/${aScreenshotId}/image`), 'screenshot image'),
+  'DELETE /api/screenshots/:id': async ({ a, b, aScreenshotId }) => {
+    expect404(await b.client.delete(`/api/screenshots/${aScreenshotId}`), 'delete screenshot');
+    assert.equal((await a.client.get(`/api/screenshots/${aScreenshotId}/image`)).status, 200);
+  },
   'GET /api/pairing/config': async ({ a, b }) => {
     const mine = (await a.client.get('/api/pairing/config')).body.enrollment_token;
     assert.notEqual((await b.client.get('/api/pairing/config')).body.enrollment_token, mine);
@@ -404,7 +482,61 @@ const CROSS_HOUSEHOLD: Record<string, Case> = {
   'POST /restart-tasks': async ({ b }) => assert.equal((await b.client.post('/restart-tasks')).status, 200),
   'GET /api/pairing/windows/msi': async ({ b }) =>
     assert.equal((await b.client.get('/api/pairing/windows/msi')).status, 404),
+  ...consoleCases('xbox'),
+  ...consoleCases('nintendo'),
 };
+
+/** Household A linked both console accounts and imported a console of each; B reaches none of it. */
+function consoleCases(provider: 'xbox' | 'nintendo'): Record<string, Case> {
+  const aStillLinked = async (a: Household) => {
+    const status = (await a.client.get(`/api/${provider}/account-status`)).body;
+    assert.equal(status.linked, true, `${provider}: A is still linked`);
+    assert.equal(status.consoles.length, 1);
+  };
+  return {
+    [`GET /api/${provider}/login-url`]: async ({ a, b }) => {
+      const res = await b.client.get(`/api/${provider}/login-url`);
+      assert.equal(res.status, 200);
+      await aStillLinked(a);
+    },
+    [`POST /api/${provider}/authenticate`]: async ({ a, b, aConsoleRedirect }) => {
+      // The address of a sign-in A started cannot link B (Microsoft's address carries no state: the
+      // sign-in's state is sent beside it, as the wizard does).
+      const res = await b.client.post(`/api/${provider}/authenticate`, {
+        redirect_url: aConsoleRedirect[provider].redirect,
+        state: aConsoleRedirect[provider].state,
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.equal((await b.client.get(`/api/${provider}/account-status`)).body.linked, false);
+      await aStillLinked(a);
+    },
+    [`GET /api/${provider}/devices`]: async ({ b }) =>
+      assert.equal((await b.client.get(`/api/${provider}/devices`)).status, 409),
+    [`GET /api/${provider}/account-status`]: async ({ b }) => {
+      const status = (await b.client.get(`/api/${provider}/account-status`)).body;
+      assert.equal(status.linked, false);
+      assert.deepEqual(status.consoles, []);
+    },
+    [`POST /api/${provider}/import-device`]: async ({ b, aChildId }) =>
+      expect404(
+        await b.client.post(`/api/${provider}/import-device`, {
+          console_id: provider === 'xbox' ? 'g:9002' : 'SW-0002',
+          label: 'Stolen',
+          player_id: provider === 'xbox' ? 'puid-kim' : 'pl-kim',
+          managed_user_id: aChildId,
+        }),
+        `${provider} import for a foreign child`,
+      ),
+    [`POST /api/${provider}/unlink`]: async ({ a, b }) => {
+      assert.deepEqual((await b.client.post(`/api/${provider}/unlink`)).body, { linked: false });
+      await aStillLinked(a);
+    },
+    [`POST /api/${provider}/sync`]: async ({ a, b }) => {
+      assert.equal((await b.client.post(`/api/${provider}/sync`)).status, 409);
+      await aStillLinked(a);
+    },
+  };
+}
 
 const fill = (url: string, w: World) =>
   url
@@ -419,18 +551,36 @@ const fill = (url: string, w: World) =>
           ? w.aParentId
           : url.startsWith('/api/alerts')
             ? w.aAlertId
-            : url.startsWith('/api/mappings')
-              ? w.aMappingId
-              : url.startsWith('/api/approvals')
-                ? w.aRequestId
-                : w.aChildId,
+            : url.startsWith('/api/screenshots')
+              ? w.aScreenshotId
+              : url.startsWith('/api/mappings')
+                ? w.aMappingId
+                : url.startsWith('/api/approvals')
+                  ? w.aRequestId
+                  : w.aChildId,
     );
 
 for (const db of testDatabases()) {
   describe(`route table (${db.name})`, () => {
     let world: World;
+    let sims: Simulators;
     before(async () => {
-      const server = await startTestServer(db);
+      sims = await startSimulators();
+      await sim(sims.xbox.url, 'POST', '/family', {
+        parent: { id: 'puid-parent', name: 'Pat' },
+        children: [
+          { id: 'puid-sam', name: 'Sam', devices: [{ id: 'g:9001', name: 'Xbox' }] },
+          { id: 'puid-kim', name: 'Kim', devices: [{ id: 'g:9002', name: 'Xbox 2' }] },
+        ],
+      });
+      await sim(sims.nintendo.url, 'POST', '/family', {
+        account: { id: 'na-parent', nickname: 'Pat' },
+        devices: [
+          { id: 'SW-0001', label: 'Switch', players: [{ id: 'pl-sam', nickname: 'Sam' }] },
+          { id: 'SW-0002', label: 'Switch 2', players: [{ id: 'pl-kim', nickname: 'Kim' }] },
+        ],
+      });
+      const server = await startTestServer(db, simulatorEnv(sims));
       const a = await createHousehold(server, 'A');
       const b = await createHousehold(server, 'B');
       const aChild = (await a.client.post('/api/user/create', { name: 'A child' })).body;
@@ -481,7 +631,28 @@ for (const db of testDatabases()) {
         })
       ).body;
       await a.client.post(`/managed-users/${aChild.id}/blocklists/update`, { source_ids: [source.id] });
+      const aConsoleRedirect = { xbox: { redirect: '', state: '' }, nintendo: { redirect: '', state: '' } };
+      for (const provider of ['xbox', 'nintendo'] as const) {
+        await linkAccount(a, provider);
+        const imported = await a.client.post(`/api/${provider}/import-device`, {
+          console_id: provider === 'xbox' ? 'g:9001' : 'SW-0001',
+          label: `A ${provider}`,
+          player_id: provider === 'xbox' ? 'puid-sam' : 'pl-sam',
+          managed_user_id: aChild.id,
+        });
+        assert.equal(imported.status, 201, imported.text);
+        const started = (await a.client.get(`/api/${provider}/login-url`)).body;
+        aConsoleRedirect[provider] = { redirect: await signInAtVendor(started.url), state: started.state };
+      }
+      await server.services.consoles.idle();
+      const screenshot = await uploadScreenshot(server.url, device.secure_token, pngImage(4, 4), {
+        'content-type': 'image/png',
+        'x-hearth-linux-username': 'ann',
+      });
+      assert.equal(screenshot.status, 201, JSON.stringify(screenshot.body));
       world = {
+        aScreenshotId: screenshot.body.id,
+        aConsoleRedirect,
         aSourceId: source.id,
         aDeviceToken: device.secure_token,
         aMappingId: mapping.id,
@@ -498,7 +669,10 @@ for (const db of testDatabases()) {
         bChildId: bChild.id,
       };
     });
-    after(() => world.server.close());
+    after(async () => {
+      await world.server.close();
+      await sims.close();
+    });
 
     const sessionRoutes = () => world.server.app.routeTable.filter((r) => r.access.startsWith('session'));
 

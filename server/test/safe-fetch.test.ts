@@ -497,7 +497,7 @@ describe('SSRF-safe fetch', () => {
         const started = Date.now();
         const err = await expectUpstreamFailed(opened({ timeoutMs: 300 }).fetch(site.url('/')));
         assert.match(err.message, /took longer than 300 ms/);
-        assert.ok(Date.now() - started < 5000);
+        assert.ok(Date.now() - started < 30_000, 'the deadline ended the endless drip');
       } finally {
         for (const drip of drips) clearInterval(drip);
         await close(site.server);

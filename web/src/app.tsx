@@ -10,6 +10,7 @@ import { ChildAppsPage } from './pages/apps/child-apps-page';
 import { BlocklistsPage } from './pages/blocklists/blocklists-page';
 import { ChildPage } from './pages/child/child-page';
 import { ChildrenPage } from './pages/children-page';
+import { ConsolesPage } from './pages/consoles/consoles-page';
 import { DashboardPage } from './pages/dashboard-page';
 import { AddDevicePage } from './pages/devices/add-device-page';
 import { DevicePage } from './pages/devices/device-page';
@@ -116,6 +117,7 @@ export function App() {
         <Route path="devices" element={<DevicesPage />} />
         <Route path="devices/add" element={<AddDevicePage />} />
         <Route path="devices/:system_id" element={<DevicePage />} />
+        <Route path="consoles" element={<ConsolesPage />} />
         <Route path="children" element={<ChildrenPage />} />
         <Route path="children/:id" element={<ChildPage />} />
         <Route path="children/:id/apps" element={<ChildAppsPage />} />

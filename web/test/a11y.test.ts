@@ -287,6 +287,7 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       ['device (approved)', `/devices/${laptop.systemId}`],
       ['device (pending)', `/devices/${tablet.systemId}`],
       ['add device', '/devices/add'],
+      ['game consoles', '/consoles'],
       ['children', '/children'],
       ['child', `/children/${ann.id}`],
       ['child apps', `/children/${ann.id}/apps`],
@@ -311,6 +312,14 @@ describe('admin UI accessibility (axe-core)', { skip }, () => {
       await page.getByRole('dialog').waitFor();
       await settle(page);
       await check(page, `approve dialog (${width})`);
+      // Linking Xbox: the wizard's sign-in step (nothing is asked of Microsoft until the parent opens it).
+      await page.goto(`${server.url}/consoles`);
+      await settle(page);
+      await page.getByTestId('console-link-xbox').click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Continue' }).click();
+      await page.getByTestId('console-redirect-input').waitFor();
+      await settle(page);
+      await check(page, `console link wizard (${width})`);
       // Adding a list, from a web address.
       await page.goto(`${server.url}/blocklists`);
       await settle(page);

@@ -6,8 +6,10 @@ import type { TestServer } from '../../server/test/helpers.ts';
 import { laptopRequests, mappingRow, openApprovalsHousehold, waitingItems } from './approvals-support.ts';
 import {
   assertNotReloaded,
+  awaitChange,
   browserSkipReason,
   Client,
+  clickAndAwaitChange,
   closeHousehold,
   closePage,
   gotoLive,
@@ -100,7 +102,9 @@ describe('sign-up approvals and approval requests', { skip }, () => {
       .getByText('Ann can sign up on websites as ann on Living room laptop without asking.')
       .waitFor();
     assert.equal((await check('games.example.com')).allowed, true);
-    await toggle.check();
+    // The switch flips before the server has it; the notification of the first turn-on may still
+    // show, so the test waits for the answer itself before reloading.
+    assert.equal((await awaitChange(page, '/approval-settings', () => toggle.check())).status(), 200);
     await page.getByText('Sign-up approvals on').last().waitFor();
     await page.reload();
     await enforceSwitch(mappingRow(page, 'Living room laptop')).waitFor();
@@ -171,7 +175,7 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     await screenshot(page, 'access-requests.png');
 
     // Approve once: the next check allows it; the request moves to the decided ones.
-    await games.getByRole('button', { name: 'Approve once' }).click();
+    await clickAndAwaitChange(page, games.getByRole('button', { name: 'Approve once' }), '/approve');
     const gamesDone = decidedItems(page).filter({ hasText: 'games.example.com' });
     await gamesDone.getByTestId('approval-outcome').getByText('Approved once').waitFor();
     await gamesDone.getByText(/approved by you just now/).waitFor();
@@ -185,7 +189,7 @@ describe('sign-up approvals and approval requests', { skip }, () => {
     // Deny: refused, and nothing pending any more.
     await askSignup('chat.example.net', 'https://chat.example.net/register');
     const chat = waitingItems(page).filter({ hasText: 'chat.example.net' });
-    await chat.getByRole('button', { name: 'Deny' }).click();
+    await clickAndAwaitChange(page, chat.getByRole('button', { name: 'Deny' }), '/deny');
     await decidedItems(page)
       .filter({ hasText: 'chat.example.net' })
       .getByTestId('approval-outcome')
@@ -199,10 +203,13 @@ describe('sign-up approvals and approval requests', { skip }, () => {
 
     // Approve always: the site and its subdomains, for good.
     await askSignup('video.example.org', 'https://video.example.org/join');
-    await waitingItems(page)
-      .filter({ hasText: 'video.example.org' })
-      .getByRole('button', { name: 'Approve always' })
-      .click();
+    await clickAndAwaitChange(
+      page,
+      waitingItems(page)
+        .filter({ hasText: 'video.example.org' })
+        .getByRole('button', { name: 'Approve always' }),
+      '/approve',
+    );
     await decidedItems(page)
       .filter({ hasText: 'video.example.org' })
       .getByTestId('approval-outcome')
@@ -213,7 +220,7 @@ describe('sign-up approvals and approval requests', { skip }, () => {
 
     // Add N minutes, fewer than asked: the decision says how many of how many, also after a reload.
     await time.getByRole('textbox', { name: 'Minutes' }).fill('15');
-    await time.getByRole('button', { name: 'Add 15 minutes' }).click();
+    await clickAndAwaitChange(page, time.getByRole('button', { name: 'Add 15 minutes' }), '/approve');
     const timeDone = decidedItems(page).filter({ hasText: 'more minutes' });
     await timeDone.getByTestId('approval-outcome').getByText('Approved 15 of 20 minutes').waitFor();
     const times = (await owner.client.get(`/api/approvals?type=time_extension`)).body.items;

@@ -17,6 +17,7 @@ import {
   assertFitsPhone,
   assertNotReloaded,
   browserSkipReason,
+  clickAndAwaitChange,
   closeHousehold,
   closePage,
   isCommand,
@@ -307,39 +308,36 @@ describe('a child’s apps and app rules', { skip }, () => {
   test('a rule saved elsewhere meanwhile is not overwritten: the parent is asked to reload', async () => {
     const handle = await openPage(browser, server, { as: owner.client });
     const { page } = handle;
-    // The page reads the rules on load and again once its event stream opens; wait for both.
-    let streamAsked = false;
-    const caughtUp = new Promise<void>((resolve) => {
-      page.on('request', (req) => {
-        const pathname = new URL(req.url()).pathname;
-        if (pathname === '/api/dashboard/events') streamAsked = true;
-        else if (streamAsked && pathname.endsWith('/app-policy') && req.method() === 'GET')
-          void req.response().then(() => resolve());
-      });
-    });
     await page.goto(`${server.url}/children/${ann.id}/apps`);
     const rows = page.getByTestId('child-app');
     await rows.filter({ hasText: 'Krita' }).waitFor();
-    await caughtUp;
 
-    // Another parent blocks Minetest after this page read the rules.
-    const current = await policyOf(ann);
-    const other = await owner.client.request('PUT', `/api/managed-users/${ann.id}/app-policy`, {
-      json: {
-        version: current.version,
-        rules: [
-          ...current.rules,
-          { identifier: '/usr/bin/minetest', match_type: 'executable', action: 'block' },
-        ],
-      },
+    // Another parent blocks Minetest just before this page's save reaches the server. (The page may
+    // read the rules again on its own at any time, when its event stream opens or a device reports, so
+    // the other parent's change goes in between this page's save and the server, where it must lose.)
+    let current: { version: number; rules: Record<string, unknown>[] } | undefined;
+    let otherStatus = 0;
+    await page.route(`**/api/managed-users/${ann.id}/app-policy`, async (route) => {
+      if (route.request().method() !== 'PUT' || current) return route.continue();
+      current = await policyOf(ann);
+      const rules = [
+        ...(current?.rules ?? []),
+        { identifier: '/usr/bin/minetest', match_type: 'executable', action: 'block' },
+      ];
+      const other = await owner.client.request('PUT', `/api/managed-users/${ann.id}/app-policy`, {
+        json: { version: current?.version, rules },
+      });
+      otherStatus = other.status;
+      await route.continue();
     });
-    assert.equal(other.status, 200);
 
     await rows.filter({ hasText: 'Krita' }).getByRole('button', { name: 'Block Krita' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'These rules were changed somewhere else' });
     await alert.waitFor();
+    await page.unroute(`**/api/managed-users/${ann.id}/app-policy`);
+    assert.equal(otherStatus, 200, 'the other parent saved first');
     const after = await policyOf(ann);
-    assert.equal(after.version, current.version + 1, 'the other parent’s rules stay');
+    assert.equal(after.version, (current?.version ?? 0) + 1, 'the other parent’s rules stay');
     assert.equal(
       after.rules.some((r: { identifier: string }) => r.identifier === '/usr/bin/krita'),
       false,
@@ -347,7 +345,12 @@ describe('a child’s apps and app rules', { skip }, () => {
     await alert.getByRole('button', { name: 'Reload rules' }).click();
     await alert.waitFor({ state: 'detached' });
     await rows.filter({ hasText: 'Minetest' }).getByTestId('rule-badge').getByText('Blocked').waitFor();
-    await rows.filter({ hasText: 'Krita' }).getByRole('button', { name: 'Block Krita' }).click();
+    const saved = await clickAndAwaitChange(
+      page,
+      rows.filter({ hasText: 'Krita' }).getByRole('button', { name: 'Block Krita' }),
+      '/app-policy',
+    );
+    assert.equal(saved.status(), 200);
     await rows.filter({ hasText: 'Krita' }).getByTestId('rule-badge').getByText('Blocked').waitFor();
     assert.equal((await policyOf(ann)).rules.length, 4);
     await closePage(handle);

@@ -64,7 +64,7 @@ describe('another site against the admin UI', { skip }, () => {
   /** A browser context signed in as Maria (or not signed in at all). */
   async function context(signedIn: boolean): Promise<{ context: BrowserContext; page: Page }> {
     const ctx = await browser.newContext({ viewport: DESKTOP });
-    ctx.setDefaultTimeout(10_000);
+    ctx.setDefaultTimeout(30_000);
     if (signedIn) {
       const [name = '', value = ''] = (owner.client.cookie ?? '').split('=', 2);
       await ctx.addCookies([{ name, value, url: server.url }]);

@@ -101,11 +101,12 @@ describe('installed apps of a device', { skip }, () => {
     await page.route('**/api/apps/icons/**', (route) => route.fulfill({ status: 404, body: '' }));
     await page.reload();
     await section.getByTestId('installed-app').first().waitFor();
-    await section
-      .getByTestId('installed-app')
-      .filter({ hasText: 'Firefox' })
-      .getByTestId('app-icon-fallback')
-      .waitFor();
+    // Icons load lazily: the list (below the device's restrictions and screenshots) is brought into view.
+    for (const name of ['Firefox', 'GIMP']) {
+      const row = section.getByTestId('installed-app').filter({ hasText: name });
+      await row.scrollIntoViewIfNeeded();
+      await row.getByTestId('app-icon-fallback').waitFor();
+    }
     assert.equal(await section.getByTestId('app-icon').count(), 0);
     await closePage(handle);
   });

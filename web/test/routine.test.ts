@@ -16,6 +16,7 @@ import {
   closePage,
   createAnnAndBen,
   DESKTOP,
+  eventually,
   isCommand,
   type Owner,
   openHousehold,
@@ -61,17 +62,6 @@ async function pickDay(page: Page, day: (typeof WEEKDAYS)[number]): Promise<void
     .getByText(SHORT[WEEKDAYS.indexOf(day)] ?? '', { exact: true })
     .click();
   await page.getByRole('heading', { level: 2, name: day[0]?.toUpperCase() + day.slice(1) }).waitFor();
-}
-
-/** Polls `read` until `ok` holds (bounded), for what a device does on its own time. */
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('routine and usage', { skip }, () => {

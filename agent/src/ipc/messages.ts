@@ -136,6 +136,12 @@ const statusFile = (username: string) => `account-status.${username}.json`;
  * popup and pages; kept in the state directory so that it still answers while the server is away.
  */
 async function accountStatus(ctx: AgentContext, username: string): Promise<Answer> {
+  const answer = await serverAccountStatus(ctx, username);
+  // The device policy as this computer applied it, rule by rule (null when none came).
+  return { ...answer, device_policy: ctx.devicePolicies?.summary(username)[username] ?? null };
+}
+
+async function serverAccountStatus(ctx: AgentContext, username: string): Promise<Answer> {
   const cached = statusCache.get(username);
   const connected = ctx.connected();
   if (cached && Date.now() - cached.at < STATUS_FRESH_MS) return { ...cached.answer, connected };

@@ -139,10 +139,12 @@ export class TimeEnforcer {
     if (this.deps.focused) await this.readFocus(accounts);
     this.evaluate();
     const now = clocks.wall();
+    const days = Object.fromEntries([...accounts.keys()].map((u) => [u, this.dateOf(u, now)]));
     this.deps.log.debug('sessions polled', {
       counting: [...counting.keys()],
+      days,
       seconds: Object.fromEntries(
-        [...accounts.keys()].map((u) => [u, Math.floor(this.ledger.localSeconds(u, this.dateOf(u, now)))]),
+        Object.entries(days).map(([u, day]) => [u, Math.floor(this.ledger.localSeconds(u, day))]),
       ),
     });
   }

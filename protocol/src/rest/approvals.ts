@@ -133,8 +133,20 @@ export const ApprovalSettingsView = Type.Object({
   mapping_id: Id,
   enforce_signup_approvals: Type.Boolean(),
   signup_supported: Type.Boolean(),
+  /** Periodic screenshots of the mapped account (DESIGN §12): 0 = off, else every 5–1440 minutes. */
+  screenshot_interval_minutes: Type.Integer(),
 });
-export const ApprovalSettingsBody = Type.Object({ enforce_signup_approvals: Type.Boolean() }, strict);
+/** 0 (off) or 5–1440 minutes. */
+export const ScreenshotInterval = Type.Union([Type.Literal(0), Type.Integer({ minimum: 5, maximum: 1440 })]);
+/** A partial change: a field left out keeps its value. */
+export const ApprovalSettingsBody = Type.Object(
+  {
+    enforce_signup_approvals: Type.Optional(Type.Boolean()),
+    screenshot_interval_minutes: Type.Optional(ScreenshotInterval),
+  },
+  strict,
+);
+export type ApprovalSettingsBody = Static<typeof ApprovalSettingsBody>;
 
 export const GrantView = Type.Object({
   id: Id,

@@ -112,6 +112,10 @@ export const ScheduleSyncView = Type.Object({
       applied_version: Nullable(Type.Integer()),
       last_attempt_at: Nullable(Type.String()),
       error: Nullable(Type.String()),
+      /** Consoles: when the worker last synced it, whether that is over 30 minutes ago, and what it could not hold. */
+      last_sync_at: Type.Optional(Nullable(Type.String())),
+      stale: Type.Optional(Type.Boolean()),
+      notes: Type.Optional(Type.Array(Type.String())),
     }),
   ),
 });

@@ -30,6 +30,10 @@ function versionAtLeast(version: string | null, min: readonly number[]): boolean
   return true;
 }
 
+/** A console: no agent; the worker's console sync writes the time policy to its vendor (DESIGN §13). */
+export const isConsole = (device: { platform: string | null }): boolean =>
+  device.platform === 'xbox' || device.platform === 'nintendo';
+
 /** Whether the device behind a mapping can apply a pushed policy (docs/protocol.md). */
 export function policySupported(device: { platform: string | null; agent_version: string | null }): boolean {
   return (
@@ -120,12 +124,13 @@ export function syncStatusItems(
   version: number,
   mappings: readonly SyncMapping[],
   rows: readonly PolicySyncRow[],
+  consolesApply = false,
 ): SyncStatusItem[] {
   const byMapping = new Map(rows.map((r) => [r.mapping_id, r]));
   return mappings.filter(hearsPolicies).map((m) => {
     const row = byMapping.get(m.id);
     let status: PolicySyncStatus;
-    if (!policySupported(m)) status = 'unsupported';
+    if (!policySupported(m) && !(consolesApply && isConsole(m))) status = 'unsupported';
     else if (!row) status = version === 0 ? 'synced' : 'pending';
     else if (Number(row.version) < version) status = 'pending';
     else status = row.status;

@@ -1,4 +1,12 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  hkdfSync,
+  randomBytes,
+  randomUUID,
+  timingSafeEqual,
+} from 'node:crypto';
 import argon2 from 'argon2';
 
 export const newId = (): string => randomUUID();
@@ -32,4 +40,40 @@ export async function verifyPassword(hash: string | undefined, password: string)
     return false;
   }
   return argon2.verify(hash, password).catch(() => false);
+}
+
+/**
+ * Encrypts what must be kept but never read back in clear (vendor tokens): AES-256-GCM with a key
+ * derived from HEARTH_SECRET_KEY for one purpose. Text form `v1.<iv>.<tag>.<ciphertext>` (base64url);
+ * a text made with another key or altered fails to open.
+ */
+export class SecretBox {
+  private readonly key: Buffer;
+
+  constructor(secretKey: string, purpose: string) {
+    this.key = Buffer.from(hkdfSync('sha256', secretKey, 'hearth', purpose, 32));
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    const parts = [iv, cipher.getAuthTag(), body].map((b) => b.toString('base64url'));
+    return `v1.${parts.join('.')}`;
+  }
+
+  /** The plain text, or null when the text is not one this key sealed. */
+  open(sealed: string): string | null {
+    const [version, iv, tag, body] = sealed.split('.');
+    if (version !== 'v1' || !iv || !tag || body === undefined) return null;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
+        'utf8',
+      );
+    } catch {
+      return null;
+    }
+  }
 }

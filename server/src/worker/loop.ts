@@ -42,6 +42,29 @@ export function defaultTasks(services: Services): Task[] {
       everyMs: 60 * 1000,
       run: () => services.domainPolicy.expireGrants(),
     },
+    {
+      // Each linked console account every 5 minutes, sooner after a change of a child's week, later
+      // while its vendor fails (DESIGN §13); the run looks for due accounts often.
+      name: 'sync-consoles',
+      everyMs: 15 * 1000,
+      run: () => services.consoles.syncDue(),
+    },
+    {
+      name: 'prune-screenshots',
+      everyMs: 60 * 60 * 1000,
+      run: () => services.screenshots.prune(),
+    },
+    {
+      // Each mapping with screenshot_interval_minutes > 0, on its online device, when due (DESIGN §12).
+      name: 'periodic-screenshots',
+      everyMs: 60 * 1000,
+      run: () => services.screenshots.capturePeriodic(),
+    },
+    {
+      name: 'prune-console-sign-ins',
+      everyMs: 6 * 60 * 60 * 1000,
+      run: async () => `deleted ${await services.consoles.pruneLogins()} unfinished console sign-ins`,
+    },
   ];
 }
 

@@ -19,6 +19,8 @@ export interface ApprovalSettings {
   enforce_signup_approvals: boolean;
   /** False for Android and consoles, and for agents older than 0.57.0. */
   signup_supported: boolean;
+  /** Periodic screenshots of the account (DESIGN §12): 0 = off, else every 5–1440 minutes. */
+  screenshot_interval_minutes: number;
 }
 
 export type OnlineAccountSort = 'domain' | 'username' | 'first_detected_at' | 'last_active_at';

@@ -34,6 +34,18 @@ export const keys = {
   devices: () => ['devices'] as const,
   device: (systemId: string) => ['device', systemId] as const,
   deviceApps: (systemId: string) => ['device', systemId, 'installed-apps'] as const,
+  /** Every device policy of a device: its accounts' Linux or Android policies and its own Android one. */
+  devicePolicies: (systemId: string) => ['device', systemId, 'policy'] as const,
+  /** An account's Linux policy (`GET /api/mappings/<id>/linux-device-policy`). */
+  linuxPolicy: (systemId: string, mappingId: string) =>
+    ['device', systemId, 'policy', 'linux', mappingId] as const,
+  /** An account's Android policy (`GET /api/mappings/<id>/android-device-policy`). */
+  androidPolicy: (systemId: string, mappingId: string) =>
+    ['device', systemId, 'policy', 'android', mappingId] as const,
+  /** The device-wide Android policy (`GET /api/devices/<system_id>/android-device-policy`). */
+  androidDevicePolicy: (systemId: string) => ['device', systemId, 'policy', 'android-device'] as const,
+  /** A device's screenshots, newest first (`GET /api/devices/<system_id>/screenshots`). */
+  screenshots: (systemId: string) => ['device', systemId, 'screenshots'] as const,
   dashboard: () => ['dashboard'] as const,
   approvals: () => ['approvals'] as const,
   approvalList: (filters: { status: 'pending' | 'all' }) => ['approvals', filters] as const,
@@ -53,5 +65,11 @@ export const keys = {
   blocklists: () => ['blocklists'] as const,
   taskStatus: () => ['task-status'] as const,
   pairingConfig: () => ['pairing-config'] as const,
+  /** Everything about game consoles (`['consoles', provider, …]` below it). */
+  consoles: () => ['consoles'] as const,
+  /** A vendor's link and its consoles' sync state (`GET /api/<provider>/account-status`). */
+  consoleStatus: (provider: string) => ['consoles', provider, 'status'] as const,
+  /** The consoles and players the vendor's family account holds (`GET /api/<provider>/devices`). */
+  consoleListing: (provider: string) => ['consoles', provider, 'devices'] as const,
   provisioningConfig: () => ['provisioning-config'] as const,
 };

@@ -50,7 +50,21 @@ export const LIVE_INVALIDATIONS: { [K in LiveEventKind]: Invalidates<K> } = {
     const children = childrenOn(cache, system_id);
     return [keys.deviceApps(system_id), ...(children ? children.map(keys.childApps) : [['user']])];
   },
-  console_synced: ({ system_id }) => [keys.devices(), keys.device(system_id)],
+  // A console's sync state, and the playtime and schedule state it brought to its child.
+  console_synced: ({ system_id }, cache) => {
+    const children = childrenOn(cache, system_id);
+    return [
+      keys.devices(),
+      keys.device(system_id),
+      keys.consoles(),
+      ...(children ? children.map(keys.user) : [['user']]),
+      keys.dashboard(),
+    ];
+  },
+  // A device applied (or failed) a policy: the state beside its restrictions. The event names the
+  // account, not the mapping, so every policy of the device is asked again (there are few).
+  device_policy_applied: ({ system_id }) => [keys.devicePolicies(system_id)],
+  screenshot_added: ({ system_id }) => [keys.screenshots(system_id)],
   // A child's usage, state and schedule sync, and the dashboard's figures.
   time_state: ({ managed_user_id }) => [keys.user(managed_user_id), keys.dashboard()],
   alert_created: () => [keys.alerts(), keys.dashboard()],
@@ -77,6 +91,8 @@ const ABOUT_A_DEVICE = new Set<LiveEventKind>([
   'device_status',
   'installed_apps_updated',
   'console_synced',
+  'device_policy_applied',
+  'screenshot_added',
 ]);
 
 /** The keys an event makes stale; none when its data lacks what the table reads. */

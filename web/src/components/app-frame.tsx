@@ -26,6 +26,7 @@ import {
   IconBlock,
   IconChildren,
   IconDevices,
+  IconGamepad,
   IconGlobe,
   IconHome,
   IconInbox,
@@ -44,6 +45,7 @@ interface NavItem {
 const NAV: NavItem[] = [
   { to: '/', label: 'Dashboard', icon: IconHome, exact: true },
   { to: '/devices', label: 'Devices', icon: IconDevices },
+  { to: '/consoles', label: 'Game consoles', icon: IconGamepad },
   { to: '/children', label: 'Children', icon: IconChildren },
   { to: '/access-requests', label: 'Access Requests', icon: IconInbox },
   { to: '/online-accounts', label: 'Online Accounts', icon: IconGlobe },

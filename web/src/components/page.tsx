@@ -80,10 +80,23 @@ export function StaleNotice({ error }: { error: ApiError | null | undefined }) {
 }
 
 export function notifySaved(message: string, title?: string): void {
-  notifications.show({ color: 'teal', title, message, icon: <IconCheck size={18} /> });
+  notifications.show({
+    color: 'teal',
+    title,
+    message,
+    icon: <IconCheck size={18} />,
+    closeButtonProps: { 'aria-label': 'Dismiss' },
+  });
 }
 
 export function notifyError(err: unknown, title = 'That did not work'): void {
   const message = err instanceof ApiError || err instanceof Error ? err.message : String(err);
-  notifications.show({ color: 'red', title, message, icon: <IconAlert size={18} />, autoClose: 8000 });
+  notifications.show({
+    color: 'red',
+    title,
+    message,
+    icon: <IconAlert size={18} />,
+    autoClose: 8000,
+    closeButtonProps: { 'aria-label': 'Dismiss' },
+  });
 }

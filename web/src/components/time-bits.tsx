@@ -3,6 +3,7 @@
 import { Badge, Button, Group, Menu, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { messageOf } from '../api/client';
+import { isConsolePlatform } from '../api/consoles';
 import { usePauseChild } from '../api/mutations';
 import type { Resource } from '../api/query';
 import {
@@ -12,7 +13,8 @@ import {
   type TimeUsageView,
   useSyncStatus,
 } from '../api/time';
-import { deviceName, exactTime, formatMinutes } from '../labels';
+import { deviceName, exactTime, formatMinutes, timeAgo } from '../labels';
+import { ConsoleNotes } from './console-bits';
 import { IconPause, IconPlay } from './icons';
 import { ErrorAlert } from './page';
 
@@ -101,7 +103,19 @@ export function SyncBadge({ status }: { status: SyncStatus }) {
   );
 }
 
-function syncDetail(item: SyncStatusView['items'][number], unsupported: string): string {
+type SyncItem = SyncStatusView['items'][number];
+
+/** A console has no agent to acknowledge: the worker writes the routine to the vendor at each sync. */
+function consoleSyncDetail(item: SyncItem): string {
+  if (item.status === 'failed') return item.error ?? 'The console did not take the routine.';
+  if (item.status === 'pending') return 'Written to the console at the next sync (every 5 minutes).';
+  if (item.status === 'unsupported') return 'This console cannot take a routine.';
+  if (!item.last_sync_at) return 'Written to the console.';
+  return `Synced ${timeAgo(item.last_sync_at)}${item.stale ? ' · stale' : ''}`;
+}
+
+function syncDetail(item: SyncItem, unsupported: string): string {
+  if (isConsolePlatform(item.platform)) return consoleSyncDetail(item);
   if (item.status === 'failed')
     return item.error ? `The device said: ${item.error}` : 'The device could not apply it.';
   if (item.status === 'unsupported') return unsupported;
@@ -119,11 +133,14 @@ function syncDetail(item: SyncStatusView['items'][number], unsupported: string):
 export function SyncItems({
   sync,
   names,
+  accounts,
   empty,
   unsupported,
 }: {
   sync: Resource<SyncStatusView>;
   names?: Map<string, string>;
+  /** What to show for the account, by device, where it is not the account's name (a console's player). */
+  accounts?: Map<string, string>;
   empty: string;
   /** Why a device that cannot apply this kind of rule shows "Not supported". */
   unsupported: string;
@@ -145,11 +162,13 @@ export function SyncItems({
         <Group key={item.mapping_id} justify="space-between" gap="xs" wrap="wrap" data-testid="sync-item">
           <Stack gap={0} style={{ minWidth: 0, flex: '1 1 12rem' }}>
             <Text size="sm" fw={500} style={{ overflowWrap: 'anywhere' }}>
-              {names?.get(item.system_id) ?? deviceName({ hostname: item.hostname })} ({item.linux_username})
+              {names?.get(item.system_id) ?? deviceName({ hostname: item.hostname })} (
+              {accounts?.get(item.system_id) ?? item.linux_username})
             </Text>
             <Text size="xs" c="dimmed">
               {syncDetail(item, unsupported)}
             </Text>
+            {item.notes?.length ? <ConsoleNotes notes={item.notes} size="xs" /> : null}
           </Stack>
           <SyncBadge status={item.status} />
         </Group>
@@ -159,11 +178,20 @@ export function SyncItems({
 }
 
 /** One line per device account of the child: did it apply the latest time rules? */
-export function SyncList({ childId, names }: { childId: string; names?: Map<string, string> }) {
+export function SyncList({
+  childId,
+  names,
+  accounts,
+}: {
+  childId: string;
+  names?: Map<string, string>;
+  accounts?: Map<string, string>;
+}) {
   return (
     <SyncItems
       sync={useSyncStatus(childId)}
       names={names}
+      accounts={accounts}
       empty="The routine reaches a device once one of its accounts is linked to the child."
       unsupported="This device cannot apply time rules."
     />

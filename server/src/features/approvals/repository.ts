@@ -136,6 +136,7 @@ export class ApprovalRepository {
         'device_mapping.system_id',
         'device_mapping.linux_username',
         'device_mapping.enforce_signup_approvals',
+        'device_mapping.screenshot_interval_minutes',
         'agent_device.platform',
         'agent_device.agent_version',
       ])
@@ -144,12 +145,21 @@ export class ApprovalRepository {
       .executeTakeFirst();
   }
 
-  async setEnforce(mappingId: string, enforce: boolean): Promise<void> {
-    await this.db
-      .updateTable('device_mapping')
-      .set({ enforce_signup_approvals: enforce ? 1 : 0 })
-      .where('id', '=', mappingId)
-      .execute();
+  /** Changes what the body names of a mapping's settings; a field left out keeps its value. */
+  async setSettings(
+    mappingId: string,
+    change: { enforce_signup_approvals?: boolean; screenshot_interval_minutes?: number },
+  ): Promise<void> {
+    const set = {
+      ...(change.enforce_signup_approvals !== undefined
+        ? { enforce_signup_approvals: change.enforce_signup_approvals ? 1 : 0 }
+        : {}),
+      ...(change.screenshot_interval_minutes !== undefined
+        ? { screenshot_interval_minutes: change.screenshot_interval_minutes }
+        : {}),
+    };
+    if (!Object.keys(set).length) return;
+    await this.db.updateTable('device_mapping').set(set).where('id', '=', mappingId).execute();
   }
 
   pendingRequest(mappingId: string, type: string, domain: string) {

@@ -1,5 +1,6 @@
 import type {
   AgentAccountView,
+  ApprovalSettingsBody,
   GrantView,
   RegistrationCheckView,
   RegistrationRequestBody,
@@ -179,20 +180,27 @@ export class SignupService {
     return { created: true, view: { id: row.id, status: 'pending' } };
   }
 
-  async settings(actor: SessionAuth, mappingId: string, change?: { enforce_signup_approvals: boolean }) {
+  /**
+   * A mapping's settings: sign-up enforcement and the periodic screenshot interval (DESIGN §6, §12). A
+   * change names only what it changes.
+   */
+  async settings(actor: SessionAuth, mappingId: string, change?: ApprovalSettingsBody) {
     await this.access.requireMapping(actor, mappingId, change ? 'manage' : 'view');
     const mapping = await this.repo.mapping(actor.householdId, mappingId);
     if (!mapping) throw notFound('The mapping');
-    let enforce = mapping.enforce_signup_approvals === 1;
+    let enforce = Number(mapping.enforce_signup_approvals) === 1;
+    let interval = Number(mapping.screenshot_interval_minutes ?? 0);
     if (change) {
-      await this.repo.setEnforce(mappingId, change.enforce_signup_approvals);
+      await this.repo.setSettings(mappingId, change);
       await forgetMapping(this.cache, mappingId);
-      enforce = change.enforce_signup_approvals;
+      enforce = change.enforce_signup_approvals ?? enforce;
+      interval = change.screenshot_interval_minutes ?? interval;
     }
     return {
       mapping_id: mappingId,
       enforce_signup_approvals: enforce,
       signup_supported: signupSupported(mapping.platform, mapping.agent_version),
+      screenshot_interval_minutes: interval,
     };
   }
 

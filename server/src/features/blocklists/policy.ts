@@ -369,7 +369,7 @@ export class DomainPolicyService {
 
   /** The agent's `policy_applied` for the domain policy of an account it named in its hello. */
   async onApplied(device: AuthenticatedDevice, message: PolicyAppliedMessage): Promise<void> {
-    if (!device.linuxUsers.has(message.linux_username)) {
+    if (message.linux_username === undefined || !device.linuxUsers.has(message.linux_username)) {
       device.send({
         type: 'error',
         code: 'unknown_account',

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { ErrorBody, PairingConfig, ProvisioningConfig } from '@hearth/protocol';
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireSession } from '../../platform/access.js';
 import type { Services } from '../../services.js';
@@ -77,6 +78,28 @@ export function pairingRoutes(app: HearthApp, { pairing }: Services): void {
       schema: { tags, summary: 'Download the uploaded Android agent', response: errors },
     },
     download('apk'),
+  );
+  app.get(
+    '/api/pairing/provisioning/apk/:token',
+    {
+      // The provisioning QR's download location: a factory-fresh phone has no session; the token in
+      // the address (only in the QR) is what lets it in.
+      config: { access: 'public', ipLimit: { max: 30, windowMs: 60_000 } },
+      schema: {
+        tags,
+        summary: 'The Android agent for a phone provisioned from the QR (token from the QR)',
+        params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }),
+      },
+    },
+    async (request, reply) => {
+      const file = await pairing.provisioningApk((request.params as { token: string }).token);
+      return reply
+        .type(file.type)
+        .header('content-length', String(file.size))
+        .header('cache-control', 'no-store')
+        .header('content-disposition', `attachment; filename="${file.file}"`)
+        .send(createReadStream(file.path));
+    },
   );
   app.get(
     '/api/pairing/windows/msi',

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { type PairingConfig, type ProvisioningConfig, WS_PATH } from '@hearth/protocol';
 import QRCode from 'qrcode';
 import type { Config } from '../../config.js';
+import { safeEqual, sha256Hex } from '../../platform/crypto.js';
 import { HttpError, notFound } from '../../platform/errors.js';
 import type { HouseholdRepository } from '../household/repository.js';
 
@@ -16,6 +17,10 @@ export type ArtifactKind = keyof typeof ARTIFACTS;
 
 /** The Android component that becomes device owner when provisioning from the QR code. */
 export const ANDROID_ADMIN_COMPONENT = 'com.hearth.agent/.HearthDeviceAdminReceiver';
+
+/** `<household id>.<digest of its enrolment token>`: the provisioning QR's download address. */
+export const apkDownloadToken = (householdId: string, enrollmentToken: string): string =>
+  `${householdId}.${sha256Hex(`hearth-apk-download:${enrollmentToken}`)}`;
 
 export class PairingService {
   private checksum: { key: string; value: string } | null = null;
@@ -60,8 +65,10 @@ export class PairingService {
       },
     };
     if (apk) {
+      // A phone being provisioned has no parent's session: it downloads from the household's
+      // capability address, which only someone holding the QR (and so the enrolment token) knows.
       payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_DOWNLOAD_LOCATION'] =
-        `${pairing.server_url}/api/pairing/provisioning/apk`;
+        `${pairing.server_url}/api/pairing/provisioning/apk/${apkDownloadToken(householdId, pairing.enrollment_token)}`;
       payload['android.app.extra.PROVISIONING_DEVICE_ADMIN_PACKAGE_CHECKSUM'] = await this.apkChecksum(apk);
     }
     return {
@@ -100,6 +107,18 @@ export class PairingService {
     const value = hash.digest('base64url');
     this.checksum = { key, value };
     return value;
+  }
+
+  /**
+   * The APK for a phone being provisioned from the QR: the download token must be the household's
+   * current one (a new enrolment token ends the old address); any other answers 404.
+   */
+  async provisioningApk(token: string) {
+    const householdId = token.split('.')[0] ?? '';
+    const household = householdId ? await this.households.getHousehold(householdId) : undefined;
+    if (!household || !safeEqual(token, apkDownloadToken(household.id, household.enrollment_token)))
+      throw notFound('The download');
+    return this.artifact('apk');
   }
 
   async artifact(kind: ArtifactKind) {

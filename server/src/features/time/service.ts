@@ -17,12 +17,15 @@ import {
   type UpdateScheduleBody,
   type UsageView,
   WEEKDAYS,
+  type Weekday,
   type WeeklyDays,
+  weekdayOf,
 } from '@hearth/protocol';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AgentChannel } from '../../agent-channel/channel.js';
 import {
   hearsPolicies,
+  isConsole,
   type MappingRow,
   policySupported,
   syncStatusItems,
@@ -103,6 +106,28 @@ interface Today {
   answer?: { kept: KeptAnswer<UsageView>; until: number };
 }
 
+/** The consoles' side of the time policy (DESIGN §13), wired in once the console service exists. */
+export interface ConsoleTimeHooks {
+  /** The sync details of a child's consoles, by device. */
+  detailsOfChild(
+    managedUserId: string,
+  ): Promise<
+    Map<string, { last_sync_at: string | null; stale: boolean; notes: string[]; error: string | null }>
+  >;
+  /** The child's week changed: its consoles are written at the worker's next run. */
+  weekChanged(managedUserId: string): Promise<void>;
+}
+
+/** A child's week as a console's vendor gets it. */
+export interface ConsoleWeek {
+  version: number;
+  timezone: string;
+  date: string;
+  days: WeeklyDays;
+  today: Weekday;
+  today_extra_minutes: number;
+}
+
 /** Today's use per child of a household (the dashboard's one grouped read). */
 export type HouseholdUsageReader = (householdId: string, date: string) => Promise<Map<string, number>>;
 
@@ -136,6 +161,9 @@ export class TimeService {
    * instance, a device going on or off line — can show up to that long late.
    */
   private readonly kept = new FreshCache<Today>(USAGE_FRESH_MS);
+
+  /** Set by the console service: consoles have no agent, the worker writes their limits. */
+  consoles: ConsoleTimeHooks | null = null;
 
   /** A live event, or the read cache dropped something: the kept usage reads may be stale. */
   forgetKept(): void {
@@ -425,7 +453,43 @@ export class TimeService {
       this.repo.mappingsOf(managedUserId),
       this.repo.sync.syncOf(managedUserId),
     ]);
-    return { managed_user_id: managedUserId, version, items: syncStatusItems(version, mappings, rows) };
+    const items = syncStatusItems(version, mappings, rows, true);
+    if (this.consoles && items.some(isConsole)) {
+      const details = await this.consoles.detailsOfChild(managedUserId);
+      for (const item of items) {
+        const d = isConsole(item) ? details.get(item.system_id) : undefined;
+        if (!d) continue;
+        item.last_sync_at = d.last_sync_at;
+        item.stale = d.stale;
+        item.notes = d.notes;
+        if (item.status !== 'synced' && d.error) item.error = d.error;
+      }
+    }
+    return { managed_user_id: managedUserId, version, items };
+  }
+
+  /**
+   * The child's week for a console (DESIGN §13): the schedule, its version, today's weekday and
+   * today's adjustment in minutes; a pause makes today's limit 0.
+   */
+  async consoleWeek(managedUserId: string, now = Date.now()): Promise<ConsoleWeek> {
+    const child = await this.loadChild(managedUserId);
+    const date = localDate(now, child.timezone);
+    const adjustments = await this.repo.adjustmentsFrom(managedUserId, date);
+    const paused = effectivePause(child.paused_until, now) !== null;
+    return {
+      version: Number(child.version ?? 0),
+      timezone: child.timezone,
+      date,
+      days: parseDays(child.days),
+      today: weekdayOf(date),
+      today_extra_minutes: paused ? -1440 : Math.round((adjustments.get(date) ?? 0) / 60),
+    };
+  }
+
+  /** A console's playtime of today grew: the child's devices hear the new total. */
+  async consoleUsageGrew(managedUserId: string, systemId: string): Promise<void> {
+    await this.usageGrew(managedUserId, systemId);
   }
 
   /**
@@ -442,6 +506,7 @@ export class TimeService {
     });
     const t = await this.push(managedUserId, version);
     this.announce(householdId, t, 'changed');
+    if (this.consoles && t.mappings.some(isConsole)) await this.consoles.weekChanged(managedUserId);
   }
 
   /** A `time_state` live event for the child's dashboards (and this instance's memory of it). */
@@ -532,7 +597,8 @@ export class TimeService {
     const adjustments = minutesOf(t.adjustments);
     await Promise.all(
       t.mappings
-        .filter((m) => hearsPolicies(m) && only(m))
+        // A console has no agent: the console sync writes its vendor's limits (DESIGN §13).
+        .filter((m) => hearsPolicies(m) && !isConsole(m) && only(m))
         .map(async (m) => {
           if (!(await this.repo.sync.beginPush(m, managedUserId, version))) return;
           const args: SetTimePolicyArgs = {
@@ -623,14 +689,20 @@ export class TimeService {
   async onUsageRecorded(device: AuthenticatedDevice, linuxUsername: string): Promise<void> {
     const mapping = await this.repo.mappingOf(device.systemId, linuxUsername);
     if (!mapping) return;
-    this.kept.drop(mapping.managed_user_id);
-    const t = await this.today(mapping.managed_user_id, Date.now());
+    await this.usageGrew(mapping.managed_user_id, device.systemId);
+  }
+
+  /** Use of a child grew on one device: live events as the state moves, the total to the other devices. */
+  private async usageGrew(managedUserId: string, fromSystemId: string): Promise<void> {
+    this.kept.drop(managedUserId);
+    const t = await this.today(managedUserId, Date.now());
     const before = this.remember(t);
     const exhausted = t.result.remaining_seconds === 0;
     if (before && exhausted && !before.exhausted) this.announce(t.child.household_id, t, 'limit_reached');
     else if (before && before.state !== t.result.state) this.announce(t.child.household_id, t, 'state');
     const others = t.mappings.filter(
-      (m) => m.system_id !== device.systemId && m.status === 'approved' && this.channel.isOnline(m),
+      (m) =>
+        m.system_id !== fromSystemId && m.status === 'approved' && !isConsole(m) && this.channel.isOnline(m),
     );
     await Promise.all(
       others.map((m) => {

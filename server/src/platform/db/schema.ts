@@ -143,6 +143,9 @@ export interface DeviceMappingTable {
   linux_username: string;
   created_at: string;
   enforce_signup_approvals?: DbBool;
+  /** 0 = off, else minutes between periodic screenshots (0012). */
+  screenshot_interval_minutes?: number;
+  screenshot_requested_at?: string | null;
 }
 
 export interface ApprovalRequestTable {
@@ -290,6 +293,47 @@ export interface UserOnlineAccountTable {
   last_active_at: string;
 }
 
+export interface ConsoleLinkTable {
+  household_id: string;
+  provider: 'xbox' | 'nintendo';
+  secrets: string;
+  account_name: string | null;
+  linked_at: string;
+  linked_by: string | null;
+  status: 'ok' | 'expired' | 'failing';
+  last_error: string | null;
+  last_sync_at: string | null;
+  last_attempt_at: string | null;
+  failures: number;
+  next_sync_at: string;
+}
+
+export interface ConsoleLoginTable {
+  state: string;
+  household_id: string;
+  provider: 'xbox' | 'nintendo';
+  verifier: string | null;
+  created_at: string;
+  created_by: string | null;
+  used_at: string | null;
+}
+
+export interface ConsoleDeviceTable {
+  system_id: string;
+  household_id: string;
+  provider: 'xbox' | 'nintendo';
+  console_id: string;
+  console_name: string;
+  player_id: string;
+  player_name: string;
+  managed_user_id: string;
+  imported_at: string;
+  last_sync_at: string | null;
+  last_error: string | null;
+  notes: string;
+  pushed_digest: string | null;
+}
+
 export interface UsageDayTable {
   system_id: string;
   linux_username: string;
@@ -331,6 +375,41 @@ export interface WorkerTaskTable {
   failures: number;
 }
 
+/** A device policy (DESIGN §12): per mapping, or device-wide (`mapping_id` null), with its delivery. */
+export interface DevicePolicyTable {
+  scope_key: string;
+  household_id: string;
+  system_id: string;
+  mapping_id: string | null;
+  linux_username: string | null;
+  kind: 'linux' | 'android';
+  version: number;
+  policy: string;
+  updated_at: string;
+  updated_by: string | null;
+  sync_status: 'synced' | 'pending' | 'failed' | 'unsupported';
+  applied_version: number | null;
+  last_attempt_at: string | null;
+  error: string | null;
+  rules: string | null;
+}
+
+export interface ScreenshotTable {
+  id: string;
+  household_id: string;
+  system_id: string;
+  linux_username: string;
+  managed_user_id: string | null;
+  request_id: string | null;
+  content_type: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+  bytes: number;
+  taken_at: string;
+  storage: 'file' | 'database';
+  data: Buffer | null;
+}
+
 export interface Database {
   household: HouseholdTable;
   parent: ParentTable;
@@ -360,6 +439,11 @@ export interface Database {
   application_icon: ApplicationIconTable;
   app_policy: AppPolicyTable;
   app_policy_sync: AppPolicySyncTable;
+  console_link: ConsoleLinkTable;
+  console_login: ConsoleLoginTable;
+  console_device: ConsoleDeviceTable;
+  device_policy: DevicePolicyTable;
+  screenshot: ScreenshotTable;
 }
 
 export type { Generated };

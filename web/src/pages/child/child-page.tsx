@@ -7,6 +7,7 @@ import { ErrorAlert, PageHeader } from '../../components/page';
 import { ChildAppsSummary } from '../apps/child-apps-summary';
 import { WebsitesSummary } from '../websites/websites-summary';
 import { ChildActions } from './child-actions';
+import { ConsolesSection } from './consoles-section';
 import { DevicesSection } from './devices-section';
 import { SpaceCardSection } from './space-card-section';
 import { TodaySection } from './today-section';
@@ -70,6 +71,7 @@ function ChildDetails({ id }: { id: string }) {
             )
           }
         />
+        <ConsolesSection child={child} />
         <DevicesSection child={child} onChanged={user.reload} />
       </Stack>
     </>

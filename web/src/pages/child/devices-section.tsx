@@ -20,6 +20,7 @@ import {
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { fieldErrorsOf, messageOf } from '../../api/client';
+import { isConsolePlatform } from '../../api/consoles';
 import { useAddMapping, useRemoveMapping } from '../../api/mutations';
 import { useDevices, useValidation } from '../../api/resources';
 import type { DeviceView, ManagedUserView, Mapping, ValidationView } from '../../api/types';
@@ -27,6 +28,7 @@ import { ConfirmDialog } from '../../components/dialogs';
 import { IconAlert, IconCheck, IconDevices, IconPlus, IconUnlink } from '../../components/icons';
 import { ErrorAlert, notifySaved } from '../../components/page';
 import { deviceName, mappingProblemText, platformLabel } from '../../labels';
+import { PolicyLink } from '../device-policy/policy-link';
 import { SignupApprovals } from './signup-approvals';
 
 type Check = ValidationView['mappings'][number];
@@ -121,6 +123,7 @@ function MappingRow({
             </List>
           )
         ) : null}
+        <PolicyLink mapping={mapping} childId={child.id} />
       </Box>
       <Divider my="sm" />
       <Box pl={{ base: 0, xs: 54 }}>
@@ -154,7 +157,10 @@ function AddMappingForm({ child }: { child: ManagedUserView }) {
   const [errors, setErrors] = useState<FormErrors>({});
   const [failure, setFailure] = useState<string | null>(null);
 
-  const approved = (devices.data?.items ?? []).filter((d) => d.status === 'approved');
+  // Consoles have no accounts to link: they come with their player from the Game consoles page.
+  const approved = (devices.data?.items ?? []).filter(
+    (d) => d.status === 'approved' && !isConsolePlatform(d.platform),
+  );
   const device: DeviceView | undefined = approved.find((d) => d.system_id === systemId);
   const linked = new Set(child.mappings.filter((m) => m.system_id === systemId).map((m) => m.linux_username));
   const accounts = (device?.linux_users ?? []).filter((u) => !linked.has(u.username));
@@ -310,7 +316,12 @@ function AddMappingForm({ child }: { child: ManagedUserView }) {
 export function DevicesSection({ child }: { child: ManagedUserView; onChanged?: () => void }) {
   const validation = useValidation(child.id);
   const checks = new Map(validation.data?.mappings.map((m) => [m.id, m]));
-  const problems = child.mappings.length > 0 && validation.data && !validation.data.valid;
+  // Consoles show in their own section (consoles-section.tsx).
+  const mappings = child.mappings.filter((m) => !isConsolePlatform(m.platform));
+  const problems =
+    mappings.length > 0 &&
+    validation.data &&
+    validation.data.mappings.some((m) => !m.valid && mappings.some((own) => own.id === m.id));
   return (
     <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="devices-title">
       <Stack gap="md">
@@ -319,10 +330,14 @@ export function DevicesSection({ child }: { child: ManagedUserView; onChanged?: 
             Devices
           </Title>
           <Text size="sm" c="dimmed">
-            Accounts on computers and phones that belong to {child.name}.
+            Accounts on computers and phones that belong to {child.name}. Game consoles are added on the{' '}
+            <Anchor component={Link} to="/consoles" inherit>
+              Game consoles
+            </Anchor>{' '}
+            page.
           </Text>
         </Stack>
-        {validation.error && child.mappings.length ? (
+        {validation.error && mappings.length ? (
           <ErrorAlert
             error={validation.error}
             onRetry={validation.reload}
@@ -340,18 +355,20 @@ export function DevicesSection({ child }: { child: ManagedUserView; onChanged?: 
             Hearth cannot look after every account below yet; see the notes under each device.
           </Alert>
         ) : null}
-        {child.mappings.length === 0 ? (
+        {mappings.length === 0 ? (
           <EmptyState
             size="sm"
             icon={<IconDevices size={24} />}
             withIndicatorBackground
-            title="No devices yet"
+            title={
+              mappings.length === child.mappings.length ? 'No devices yet' : 'No computers or phones yet'
+            }
             description={`Link an account on a device to ${child.name} below, and Hearth will look after it.`}
             py="md"
           />
         ) : (
           <Stack gap="sm">
-            {child.mappings.map((mapping) => (
+            {mappings.map((mapping) => (
               <MappingRow key={mapping.id} mapping={mapping} check={checks.get(mapping.id)} child={child} />
             ))}
           </Stack>

@@ -14,6 +14,7 @@ import {
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { messageOf } from '../../api/client';
+import { isConsolePlatform, useConsoleSyncBySystem } from '../../api/consoles';
 import { useModifyTime } from '../../api/mutations';
 import { type TimeUsageView, useTimeUsage } from '../../api/time';
 import type { ManagedUserView } from '../../api/types';
@@ -106,8 +107,14 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
   const usage = useTimeUsage(child.id);
   const data = usage.data;
   const names = new Map(child.mappings.map((m) => [m.system_id, m.display_name ?? m.hostname ?? 'A device']));
+  // A console's account is its player: shown by the player's name, not the vendor's id.
+  const consoles = useConsoleSyncBySystem(child.mappings.map((m) => m.platform));
+  const accounts = new Map([...consoles.items].map(([systemId, c]) => [systemId, c.player_name]));
   const busyDevices = data?.devices.filter((d) => d.used_seconds > 0) ?? [];
-  const online = data?.devices.some((d) => d.online) ?? false;
+  // Online is an agent's word: consoles run none (they say when they were synced instead).
+  const onlyConsoles =
+    child.mappings.length > 0 && child.mappings.every((m) => isConsolePlatform(m.platform));
+  const online = data?.devices.some((d) => d.online && !isConsolePlatform(d.platform)) ?? false;
   const limit =
     data && data.limit_seconds !== null ? Math.max(0, data.limit_seconds + data.adjustment_seconds) : null;
   const next = data ? nextChangeText(data) : null;
@@ -125,9 +132,11 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
           {data ? (
             <Group gap="xs">
               <StateBadge state={data.state} size="lg" />
-              <Badge variant="dot" color={online ? 'teal' : 'gray'} size="lg">
-                {online ? 'Online now' : 'Offline'}
-              </Badge>
+              {onlyConsoles ? null : (
+                <Badge variant="dot" color={online ? 'teal' : 'gray'} size="lg">
+                  {online ? 'Online now' : 'Offline'}
+                </Badge>
+              )}
             </Group>
           ) : null}
         </Group>
@@ -161,8 +170,8 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
               <Stack gap={2}>
                 {busyDevices.map((d) => (
                   <Text key={`${d.system_id}/${d.linux_username}`} size="sm" c="dimmed">
-                    {names.get(d.system_id) ?? d.hostname ?? 'A device'} ({d.linux_username}):{' '}
-                    {formatMinutes(d.used_seconds)}
+                    {names.get(d.system_id) ?? d.hostname ?? 'A device'} (
+                    {accounts.get(d.system_id) ?? d.linux_username}): {formatMinutes(d.used_seconds)}
                   </Text>
                 ))}
               </Stack>
@@ -188,7 +197,7 @@ export function TodaySection({ child }: { child: ManagedUserView }) {
               </Anchor>
             </Group>
           </Group>
-          <SyncList childId={child.id} names={names} />
+          <SyncList childId={child.id} names={names} accounts={accounts} />
         </Stack>
       </Stack>
     </Card>

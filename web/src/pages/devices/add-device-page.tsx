@@ -23,7 +23,9 @@ import type { PairingConfig } from '../../api/types';
 import { CopyField } from '../../components/copy-field';
 import {
   IconCheck,
+  IconChevronRight,
   IconDownload,
+  IconGamepad,
   IconGlobe,
   IconLaptop,
   IconPhone,
@@ -344,6 +346,31 @@ function PairingTabs() {
   );
 }
 
+/** Consoles are not paired: they come from the family account linked on the Game consoles page. */
+function ConsolesPointer() {
+  return (
+    <Paper withBorder radius="lg" p="md" mb="lg" data-testid="add-device-consoles">
+      <Group justify="space-between" gap="sm" wrap="wrap">
+        <Group gap="sm" wrap="nowrap" align="flex-start" style={{ flex: '1 1 18rem', minWidth: 0 }}>
+          <ThemeIcon variant="light" color="green" radius="md" size="lg">
+            <IconGamepad size={20} />
+          </ThemeIcon>
+          <Stack gap={2}>
+            <Text fw={600}>An Xbox or Nintendo Switch?</Text>
+            <Text size="sm" c="dimmed">
+              Consoles need no pairing: link your family’s Microsoft or Nintendo account, then add each
+              console for a child.
+            </Text>
+          </Stack>
+        </Group>
+        <Button component={Link} to="/consoles" variant="light" rightSection={<IconChevronRight size={16} />}>
+          Game consoles
+        </Button>
+      </Group>
+    </Paper>
+  );
+}
+
 export function AddDevicePage() {
   const { isAdmin } = useSession();
   const session = useSignedIn();
@@ -358,7 +385,14 @@ export function AddDevicePage() {
             : `Pair a computer, phone or browser with ${session.household.name}.`
         }
       />
-      {isAdmin ? <PairingTabs /> : <AskOwner />}
+      {isAdmin ? (
+        <>
+          <ConsolesPointer />
+          <PairingTabs />
+        </>
+      ) : (
+        <AskOwner />
+      )}
     </>
   );
 }

@@ -16,9 +16,11 @@ import {
 import { useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { messageOf } from '../../api/client';
+import { isConsolePlatform } from '../../api/consoles';
 import { useUnenrollDevice } from '../../api/mutations';
 import { useDevice, useUsers } from '../../api/resources';
 import type { DeviceView } from '../../api/types';
+import { DeviceConsoleSync } from '../../components/console-bits';
 import { CopyField } from '../../components/copy-field';
 import {
   accountsText,
@@ -29,11 +31,13 @@ import {
   PlatformIcon,
   RelativeTime,
 } from '../../components/device-bits';
-import { IconAlert, IconArrowLeft, IconChildren, IconUnlink } from '../../components/icons';
+import { IconAlert, IconArrowLeft, IconChildren, IconGamepad, IconUnlink } from '../../components/icons';
 import { ErrorAlert, notifySaved, PageHeader, StaleNotice } from '../../components/page';
 import { DEVICE_STATUS_LABELS, platformLabel } from '../../labels';
 import { useSession } from '../../session';
 import { InstalledAppsSection } from '../apps/device-apps-section';
+import { VENDORS } from '../consoles/console-words';
+import { DevicePolicySections } from '../device-policy/device-policy-sections';
 import { NotFoundPage } from '../not-found-page';
 import { ClockTamperCard } from './clock-tamper-card';
 import { DecisionButtons } from './decision-buttons';
@@ -117,7 +121,21 @@ function accountsWithChildren(device: DeviceView, users: DeviceChild[]): string 
     .join(', ');
 }
 
+/** A console's player (the account the vendor lists), with the child it is. */
+function playersWithChildren(device: DeviceView, users: DeviceChild[]): string {
+  const childOf = new Map(users.map((u) => [u.linuxUsername, u.child.name]));
+  if (!device.linux_users.length) return 'None';
+  return device.linux_users
+    .map((u) => {
+      const name = u.display_name ?? u.username;
+      const child = childOf.get(u.username);
+      return child && child !== name ? `${name} (${child})` : name;
+    })
+    .join(', ');
+}
+
 function AboutCard({ device, users }: { device: DeviceView; users: DeviceChild[] }) {
+  const console = isConsolePlatform(device.platform);
   return (
     <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="device-about-title">
       <Stack gap="md">
@@ -143,42 +161,55 @@ function AboutCard({ device, users }: { device: DeviceView; users: DeviceChild[]
             <DataList.ItemLabel>Status</DataList.ItemLabel>
             <DataList.ItemValue>{DEVICE_STATUS_LABELS[device.status] ?? device.status}</DataList.ItemValue>
           </DataList.Item>
-          <DataList.Item>
-            <DataList.ItemLabel>Connection</DataList.ItemLabel>
-            <DataList.ItemValue>
-              {device.online ? (
-                'Online now'
-              ) : device.last_seen_at ? (
-                <RelativeTime iso={device.last_seen_at} prefix="Offline, last seen " />
-              ) : (
-                'Never connected'
-              )}
-            </DataList.ItemValue>
-          </DataList.Item>
-          <DataList.Item>
-            <DataList.ItemLabel>Agent version</DataList.ItemLabel>
-            <DataList.ItemValue>{device.agent_version ?? 'Not reported'}</DataList.ItemValue>
-          </DataList.Item>
-          <DataList.Item>
-            <DataList.ItemLabel>Accounts reported</DataList.ItemLabel>
-            <DataList.ItemValue style={{ overflowWrap: 'anywhere' }}>
-              {accountsWithChildren(device, users)}
-            </DataList.ItemValue>
-          </DataList.Item>
+          {console ? (
+            <DataList.Item>
+              <DataList.ItemLabel>Player</DataList.ItemLabel>
+              <DataList.ItemValue style={{ overflowWrap: 'anywhere' }}>
+                {playersWithChildren(device, users)}
+              </DataList.ItemValue>
+            </DataList.Item>
+          ) : (
+            <>
+              <DataList.Item>
+                <DataList.ItemLabel>Connection</DataList.ItemLabel>
+                <DataList.ItemValue>
+                  {device.online ? (
+                    'Online now'
+                  ) : device.last_seen_at ? (
+                    <RelativeTime iso={device.last_seen_at} prefix="Offline, last seen " />
+                  ) : (
+                    'Never connected'
+                  )}
+                </DataList.ItemValue>
+              </DataList.Item>
+              <DataList.Item>
+                <DataList.ItemLabel>Agent version</DataList.ItemLabel>
+                <DataList.ItemValue>{device.agent_version ?? 'Not reported'}</DataList.ItemValue>
+              </DataList.Item>
+              <DataList.Item>
+                <DataList.ItemLabel>Accounts reported</DataList.ItemLabel>
+                <DataList.ItemValue style={{ overflowWrap: 'anywhere' }}>
+                  {accountsWithChildren(device, users)}
+                </DataList.ItemValue>
+              </DataList.Item>
+            </>
+          )}
           <DataList.Item>
             <DataList.ItemLabel>Last usage report</DataList.ItemLabel>
             <DataList.ItemValue data-testid="last-usage">
               {device.last_usage_at ? <RelativeTime iso={device.last_usage_at} /> : 'None yet'}
             </DataList.ItemValue>
           </DataList.Item>
+          {console ? null : (
+            <DataList.Item>
+              <DataList.ItemLabel>Last app list</DataList.ItemLabel>
+              <DataList.ItemValue data-testid="last-inventory">
+                {device.last_inventory_at ? <RelativeTime iso={device.last_inventory_at} /> : 'None yet'}
+              </DataList.ItemValue>
+            </DataList.Item>
+          )}
           <DataList.Item>
-            <DataList.ItemLabel>Last app list</DataList.ItemLabel>
-            <DataList.ItemValue data-testid="last-inventory">
-              {device.last_inventory_at ? <RelativeTime iso={device.last_inventory_at} /> : 'None yet'}
-            </DataList.ItemValue>
-          </DataList.Item>
-          <DataList.Item>
-            <DataList.ItemLabel>First asked</DataList.ItemLabel>
+            <DataList.ItemLabel>{console ? 'Added' : 'First asked'}</DataList.ItemLabel>
             <DataList.ItemValue>
               <RelativeTime iso={device.created_at} />
             </DataList.ItemValue>
@@ -187,7 +218,11 @@ function AboutCard({ device, users }: { device: DeviceView; users: DeviceChild[]
         <CopyField
           label="Device ID"
           value={device.system_id}
-          description="Use it to link an account on this device to a child."
+          description={
+            console
+              ? 'Hearth’s name for this console in its records.'
+              : 'Use it to link an account on this device to a child.'
+          }
           monospace
         />
       </Stack>
@@ -267,6 +302,29 @@ function UnenrollCard({ device, onUnenrolled }: { device: DeviceView; onUnenroll
   );
 }
 
+/** Consoles come and go with the family account linked on the Game consoles page. */
+function ConsoleManageCard({ device }: { device: DeviceView }) {
+  const vendor = isConsolePlatform(device.platform) ? VENDORS[device.platform] : null;
+  return (
+    <Card withBorder radius="lg" padding="lg" component="section" aria-labelledby="console-manage-title">
+      <Group justify="space-between" align="center" gap="md">
+        <Stack gap={4} style={{ flex: '1 1 18rem' }}>
+          <Title order={2} fz="lg" id="console-manage-title">
+            Synced through {vendor ? `your ${vendor.account}` : 'your family account'}
+          </Title>
+          <Text size="sm" c="dimmed">
+            This console runs no Hearth agent. Every 5 minutes Hearth writes the child’s routine to it as its
+            limits and brings its playtime home; Sync now, add or unlink consoles on the Game consoles page.
+          </Text>
+        </Stack>
+        <Button component={Link} to="/consoles" variant="light" leftSection={<IconGamepad size={16} />}>
+          Game consoles
+        </Button>
+      </Group>
+    </Card>
+  );
+}
+
 function StatusNotice({ device, onDecided }: { device: DeviceView; onDecided: () => void }) {
   if (device.status === 'pending') {
     return (
@@ -327,6 +385,7 @@ function DeviceDetails({ systemId }: { systemId: string }) {
   }
 
   const mapped = childrenByDevice(users.data?.items).get(data.system_id) ?? [];
+  const console = isConsolePlatform(data.platform);
   return (
     <>
       <BackToDevices />
@@ -337,8 +396,16 @@ function DeviceDetails({ systemId }: { systemId: string }) {
           <Group gap={6}>
             <PlatformBadge platform={data.platform} />
             <DeviceStatusBadge status={data.status} />
-            <OnlineBadge online={data.online} />
-            <LastSeen device={data} />
+            {console ? (
+              data.status === 'approved' ? (
+                <DeviceConsoleSync systemId={data.system_id} platform={data.platform} />
+              ) : null
+            ) : (
+              <>
+                <OnlineBadge online={data.online} />
+                <LastSeen device={data} />
+              </>
+            )}
           </Group>
         }
         actions={data.status === 'approved' || isAdmin ? <RenameDeviceButton device={data} /> : null}
@@ -354,10 +421,14 @@ function DeviceDetails({ systemId }: { systemId: string }) {
             <AboutCard device={data} users={mapped} />
           </Grid.Col>
         </Grid>
-        {data.status === 'approved' ? <OverlayStateCard device={data} users={mapped} /> : null}
-        {data.status === 'approved' ? <ClockTamperCard device={data} /> : null}
-        <InstalledAppsSection device={data} />
-        {isAdmin && data.status === 'approved' ? <UnenrollCard device={data} onUnenrolled={refresh} /> : null}
+        {data.status === 'approved' && !console ? <OverlayStateCard device={data} users={mapped} /> : null}
+        {data.status === 'approved' && !console ? <ClockTamperCard device={data} /> : null}
+        <DevicePolicySections device={data} users={mapped} />
+        {console ? null : <InstalledAppsSection device={data} />}
+        {console && data.status === 'approved' ? <ConsoleManageCard device={data} /> : null}
+        {isAdmin && data.status === 'approved' && !console ? (
+          <UnenrollCard device={data} onUnenrolled={refresh} />
+        ) : null}
         {isAdmin && (data.status === 'rejected' || data.status === 'unenrolled') ? (
           <RemoveDeviceCard device={data} />
         ) : null}

@@ -13,8 +13,10 @@ import {
 } from '@mantine/core';
 import { useCallback } from 'react';
 import { Link } from 'react-router-dom';
+import { isConsolePlatform } from '../../api/consoles';
 import { useDevices, useUsers } from '../../api/resources';
 import type { DeviceView } from '../../api/types';
+import { DeviceConsoleSync } from '../../components/console-bits';
 import {
   accountsText,
   DeviceStatusBadge,
@@ -130,8 +132,16 @@ function DeviceRow({ device, users }: { device: DeviceView; users: DeviceChild[]
           <Group gap={6}>
             <PlatformBadge platform={device.platform} />
             <DeviceStatusBadge status={device.status} />
-            <OnlineBadge online={device.online} />
-            <LastSeen device={device} />
+            {isConsolePlatform(device.platform) ? (
+              device.status === 'approved' ? (
+                <DeviceConsoleSync systemId={device.system_id} platform={device.platform} />
+              ) : null
+            ) : (
+              <>
+                <OnlineBadge online={device.online} />
+                <LastSeen device={device} />
+              </>
+            )}
           </Group>
           <Text size="sm" c={users.length ? undefined : 'dimmed'}>
             {users.length ? (

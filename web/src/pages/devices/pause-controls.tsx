@@ -1,5 +1,6 @@
 import { Anchor, Group, Paper, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router-dom';
+import { isConsolePlatform } from '../../api/consoles';
 import { useSyncStatus, useTimeUsage } from '../../api/time';
 import type { DeviceView } from '../../api/types';
 import { ChildAvatar } from '../../components/child-bits';
@@ -16,6 +17,10 @@ export function PauseControls({ device, user }: { device: DeviceView; user: Devi
   // Whether this account on this device applied the child's latest time rules.
   const sync = useSyncStatus(child.id).data?.items.find((i) => i.mapping_id === user.mappingId);
   const approved = device.status === 'approved';
+  // A console's account is its player, named in the vendor's list.
+  const accountName = isConsolePlatform(device.platform)
+    ? (device.linux_users.find((u) => u.username === linuxUsername)?.display_name ?? linuxUsername)
+    : linuxUsername;
 
   return (
     <Paper withBorder radius="md" p="sm" data-testid="device-account">
@@ -34,7 +39,8 @@ export function PauseControls({ device, user }: { device: DeviceView; user: Devi
                 {child.name}
               </Anchor>
               <Text size="sm" c="dimmed">
-                Account <b>{linuxUsername}</b>
+                {isConsolePlatform(device.platform) ? 'Plays as ' : 'Account '}
+                <b>{accountName}</b>
                 {usage?.state === 'paused' ? ` · paused ${pausedUntilText(usage)}` : ''}
               </Text>
             </Stack>

@@ -9,6 +9,8 @@ import * as access from './0007-access.js';
 import * as time from './0008-time.js';
 import * as blocklists from './0009-blocklists.js';
 import * as overlayState from './0010-overlay-state.js';
+import * as consoles from './0011-consoles.js';
+import * as devicePolicies from './0012-device-policies.js';
 
 /** Every migration, in order. A landed migration is never edited: add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +24,6 @@ export const migrations: Record<string, Migration> = {
   '0008-time': time,
   '0009-blocklists': blocklists,
   '0010-overlay-state': overlayState,
+  '0011-consoles': consoles,
+  '0012-device-policies': devicePolicies,
 };
