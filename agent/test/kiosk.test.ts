@@ -14,7 +14,7 @@ import {
   type TestServer,
 } from '../../server/test/helpers.js';
 import { startApprovedAgent } from './approved-agent.js';
-import { type AgentProcess, makeSysroot, ROOT, type Sysroot } from './harness.js';
+import { type AgentProcess, makeSysroot, ROOT, type Sysroot, until as untilTold } from './harness.js';
 import { XVFB, Xvfb } from './xvfb.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -45,6 +45,17 @@ function groupMembers(pgid: number): number[] {
     }
   }
   return out;
+}
+
+/** The addresses of the page targets the kiosk browser lists on its DevTools endpoint. */
+async function pageTargets(port: number): Promise<string[]> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/json/list`);
+    const targets = (await res.json()) as { type: string; url: string }[];
+    return targets.filter((t) => t.type === 'page').map((t) => t.url);
+  } catch {
+    return []; // not listening yet
+  }
 }
 
 const until = (test: () => boolean, what: string, limit = 600) =>
@@ -112,6 +123,17 @@ describe('Hearth Space in a kiosk window on a real X display', { skip: skipReaso
       assert.equal(uid, 1000, 'the window runs as the child');
     }
 
+    // Attach only once the window shows the page. Playwright attaching while the window's first
+    // navigation (launch address → 302 → page) is still in flight reads the frame as the initial empty
+    // page and then waits for ever for a frameNavigated that Chromium does not send (seen with
+    // Chromium 156 and playwright-core 1.65: commit, DOMContentLoaded and load arrive, frameNavigated not).
+    await untilTold(
+      () => pageTargets(cdpPort),
+      (urls) => urls.some((u) => u.includes('/blockedv2.html')),
+      'the page listed by the window',
+    );
+    await until(() => x.colours() > Math.max(blank, 16), 'the page painted on the X display');
+
     let said = '';
     const browser = await chromium.connectOverCDP(`http://127.0.0.1:${cdpPort}`, {
       // a busy CI machine can take longer than the default 30 s to attach to every target
@@ -139,7 +161,6 @@ describe('Hearth Space in a kiosk window on a real X display', { skip: skipReaso
         'the bridge token is not on the command line',
       );
       await page.waitForSelector('html[data-settled]');
-      await until(() => x.colours() > Math.max(blank, 16), 'the page painted on the X display');
       mkdirSync(SHOTS, { recursive: true });
       writeFileSync(path.join(SHOTS, 'kiosk-locked.png'), x.png());
 
