@@ -14,7 +14,7 @@ import {
   type TestServer,
 } from '../../server/test/helpers.js';
 import { startApprovedAgent } from './approved-agent.js';
-import { type AgentProcess, makeSysroot, ROOT, type Sysroot, until as untilTold } from './harness.js';
+import { type AgentProcess, makeSysroot, ROOT, type Sysroot, until } from './harness.js';
 import { XVFB, Xvfb } from './xvfb.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -57,20 +57,6 @@ async function pageTargets(port: number): Promise<string[]> {
     return []; // not listening yet
   }
 }
-
-const until = (test: () => boolean, what: string, limit = 600) =>
-  new Promise<void>((resolve, reject) => {
-    let tries = 0;
-    const tick = setInterval(() => {
-      if (test()) {
-        clearInterval(tick);
-        resolve();
-      } else if (++tries > limit) {
-        clearInterval(tick);
-        reject(new Error(`never: ${what}`));
-      }
-    }, 100);
-  });
 
 describe('Hearth Space in a kiosk window on a real X display', { skip: skipReason }, () => {
   let server: TestServer;
@@ -127,12 +113,16 @@ describe('Hearth Space in a kiosk window on a real X display', { skip: skipReaso
     // navigation (launch address → 302 → page) is still in flight reads the frame as the initial empty
     // page and then waits for ever for a frameNavigated that Chromium does not send (seen with
     // Chromium 156 and playwright-core 1.65: commit, DOMContentLoaded and load arrive, frameNavigated not).
-    await untilTold(
+    await until(
       () => pageTargets(cdpPort),
       (urls) => urls.some((u) => u.includes('/blockedv2.html')),
       'the page listed by the window',
     );
-    await until(() => x.colours() > Math.max(blank, 16), 'the page painted on the X display');
+    await until(
+      async () => x.colours(),
+      (colours) => colours > Math.max(blank, 16),
+      'the page painted on the X display',
+    );
 
     let said = '';
     const browser = await chromium.connectOverCDP(`http://127.0.0.1:${cdpPort}`, {
@@ -142,11 +132,11 @@ describe('Hearth Space in a kiosk window on a real X display', { skip: skipReaso
     try {
       const context = browser.contexts()[0];
       assert.ok(context);
-      await until(
-        () => context.pages().some((p) => p.url().includes('/blockedv2.html')),
+      const page = await until(
+        async () => context.pages().find((p) => p.url().includes('/blockedv2.html')),
+        (found) => found !== undefined,
         'the page in the window',
       );
-      const page = context.pages().find((p) => p.url().includes('/blockedv2.html'));
       assert.ok(page);
       const url = new URL(page.url());
       assert.equal(url.hostname, '127.0.0.1');
