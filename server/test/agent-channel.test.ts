@@ -373,6 +373,24 @@ for (const db of testDatabases()) {
       }
     });
 
+    test('an agent that connects while the server is closing is turned away, and the close ends', async () => {
+      const server = await startTestServer(db);
+      let late: Awaited<ReturnType<typeof rawSocket>> | null = null;
+      try {
+        // The channel closes first and the listener a moment later; a reconnecting agent can land between.
+        await server.services.channel.close();
+        late = await rawSocket(server.wsUrl);
+        const bounded = new Promise<'still open'>((r) => setTimeout(() => r('still open'), 60_000).unref());
+        const answer = await Promise.race([late.closed, bounded]);
+        assert.notEqual(answer, 'still open', 'a socket accepted after the channel closed stays open');
+        assert.equal(answer !== 'still open' && answer.code, 1001);
+      } finally {
+        // Without the fix the held socket would hold the server's close for ever; end it from this side.
+        late?.ws.terminate();
+        await server.close();
+      }
+    });
+
     test('the simulator reconnects with back-off after a server restart and authenticates again', async () => {
       const first = await startTestServer(db, {}, { keep: true });
       let second: TestServer | null = null;

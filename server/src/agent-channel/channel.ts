@@ -151,6 +151,12 @@ export class AgentChannel {
   }
 
   accept(ws: WebSocket, address: string): void {
+    // The channel closes before the listener does; an agent that reconnects in between is told to go, or
+    // its open socket would hold the server's close for ever.
+    if (this.closed) {
+      ws.close(1001, 'server shutting down');
+      return;
+    }
     const conn = newConnection(ws, address);
     this.unidentified.add(conn);
     ws.on('message', (data, isBinary) => {
