@@ -73,6 +73,7 @@ export async function startServer(
       closed = true;
       await worker?.stop();
       await services.channel.close();
+      services.eventHub.endStreams();
       // Node closes the idle keep-alive connections once, when the close begins. One whose last
       // response (a streamed file) was still finishing then turns idle a moment later and would hold
       // the close for the whole keep-alive time (72 s), so idle connections are closed until it ends.

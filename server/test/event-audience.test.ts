@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { cacheTags } from '../src/platform/read-cache.js';
-import { addParent, type Client, createDevice, describeWithServer, PASSWORD, SseReader } from './helpers.js';
+import {
+  addParent,
+  type Client,
+  createDevice,
+  createHousehold,
+  describeWithServer,
+  PASSWORD,
+  SseReader,
+  startTestServer,
+} from './helpers.js';
 
 /** Waits, within a bound, for the server to end a stream. */
 async function ended(stream: SseReader, timeoutMs = 15_000): Promise<void> {
@@ -161,3 +170,20 @@ describeWithServer(
     });
   },
 );
+
+test('closing the server ends an open stream instead of waiting for the tab to go', async () => {
+  const server = await startTestServer();
+  const home = await createHousehold(server, 'Closing home');
+  const stream = await SseReader.open(`${server.url}/api/dashboard/events`, home.client.cookie ?? '');
+  try {
+    assert.equal(stream.status, 200);
+    const bounded = new Promise<'still closing'>((r) => setTimeout(() => r('still closing'), 60_000).unref());
+    const closing = server.close().then(() => 'closed' as const);
+    assert.equal(await Promise.race([closing, bounded]), 'closed', 'an open stream held the close');
+    await ended(stream);
+  } finally {
+    // Without the fix the stream would hold the close for ever; end it from this side.
+    stream.close();
+    await server.close();
+  }
+});

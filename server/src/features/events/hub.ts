@@ -238,10 +238,18 @@ export class EventHub {
     }
   }
 
+  /**
+   * Ends every open stream. The server calls this before it stops listening: a stream never ends by
+   * itself, so one open admin tab would otherwise hold the server's close for ever.
+   */
+  endStreams(): void {
+    for (const set of this.streams.values()) for (const stream of set) stream.res.end();
+    this.streams.clear();
+  }
+
   async close(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.unsubscribe?.().catch((err) => this.log.warn({ err }, 'event hub unsubscribe failed'));
-    for (const set of this.streams.values()) for (const stream of set) stream.res.end();
-    this.streams.clear();
+    this.endStreams();
   }
 }
