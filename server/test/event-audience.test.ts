@@ -187,3 +187,18 @@ test('closing the server ends an open stream instead of waiting for the tab to g
     await server.close();
   }
 });
+
+test('a stream opened while the server stops is ended at once, not left holding the close', async () => {
+  const server = await startTestServer();
+  const home = await createHousehold(server, 'Stopping home');
+  // As the server's close does before its listener stops: a request already past sign-in opens late.
+  server.services.eventHub.endStreams();
+  const stream = await SseReader.open(`${server.url}/api/dashboard/events`, home.client.cookie ?? '');
+  try {
+    assert.equal(stream.status, 200);
+    await ended(stream);
+  } finally {
+    stream.close();
+    await server.close();
+  }
+});

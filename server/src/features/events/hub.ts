@@ -61,6 +61,8 @@ export class EventHub {
   private readonly listeners: ((householdId: string) => void)[] = [];
   private unsubscribe: (() => Promise<void>) | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  /** Set once the server stops: streams opened after that end at once. */
+  private stopping = false;
   private readonly options: EventHubOptions;
 
   constructor(
@@ -195,6 +197,11 @@ export class EventHub {
       'x-accel-buffering': 'no',
     });
     res.write('retry: 3000\n\n');
+    // A stream opened while the server stops ends at once; the browser comes back after the retry.
+    if (this.stopping) {
+      res.end();
+      return;
+    }
     const stream: Stream = { actor, res, audience: NOBODY, held: [], reads: 0 };
     if (lastEventId) {
       const list = this.recent.get(householdId) ?? [];
@@ -243,6 +250,7 @@ export class EventHub {
    * itself, so one open admin tab would otherwise hold the server's close for ever.
    */
   endStreams(): void {
+    this.stopping = true;
     for (const set of this.streams.values()) for (const stream of set) stream.res.end();
     this.streams.clear();
   }
