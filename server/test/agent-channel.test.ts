@@ -11,6 +11,7 @@ import {
   type TestServer,
   testDatabases,
   withAdmin,
+  within,
 } from './helpers.js';
 
 /** A raw socket for the tests that misbehave on purpose. */
@@ -380,10 +381,9 @@ for (const db of testDatabases()) {
         // The channel closes first and the listener a moment later; a reconnecting agent can land between.
         await server.services.channel.close();
         late = await rawSocket(server.wsUrl);
-        const bounded = new Promise<'still open'>((r) => setTimeout(() => r('still open'), 60_000).unref());
-        const answer = await Promise.race([late.closed, bounded]);
-        assert.notEqual(answer, 'still open', 'a socket accepted after the channel closed stays open');
-        assert.equal(answer !== 'still open' && answer.code, 1001);
+        const answer = await within(late.closed, 60_000);
+        assert.notEqual(answer, 'timed out', 'a socket accepted after the channel closed stays open');
+        assert.equal(answer !== 'timed out' && answer.code, 1001);
       } finally {
         // Without the fix the held socket would hold the server's close for ever; end it from this side.
         late?.ws.terminate();

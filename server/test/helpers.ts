@@ -400,6 +400,22 @@ export class SseReader {
   }
 }
 
+/**
+ * Settles with what `work` settles with, or with 'timed out' once `ms` have passed: for a test whose
+ * failure would otherwise be a wait that never ends (a close held open), so it fails in words instead.
+ */
+export async function within<T>(work: Promise<T>, ms: number): Promise<T | 'timed out'> {
+  let bound: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed out'>((resolve) => {
+    bound = setTimeout(() => resolve('timed out'), ms);
+  });
+  try {
+    return await Promise.race([work, timedOut]);
+  } finally {
+    clearTimeout(bound);
+  }
+}
+
 /** A port the OS just handed out and released, for a child process to listen on. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { createHousehold, describeWithServer, startTestServer } from './helpers.js';
+import { createHousehold, describeWithServer, startTestServer, within } from './helpers.js';
 
 // jsqr is CommonJS: its default export arrives as the module itself.
 const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule.default }).default ??
@@ -155,14 +155,10 @@ describeWithServer(
         assert.equal(res.status, 200);
         await res.arrayBuffer();
         // A bound far below the server's keep-alive time (72 s), which the close used to wait out.
-        let bound: NodeJS.Timeout | undefined;
-        const outcome = await Promise.race([
+        const outcome = await within(
           own.close().then(() => 'closed'),
-          new Promise((resolve) => {
-            bound = setTimeout(() => resolve('still open after 30 s'), 30_000);
-          }),
-        ]);
-        clearTimeout(bound);
+          30_000,
+        );
         stopped = outcome === 'closed';
         assert.equal(outcome, 'closed');
       } finally {
