@@ -27,6 +27,7 @@ import {
   type Household,
   startTestServer,
   type TestServer,
+  within,
 } from '../../server/test/helpers.ts';
 import type { ExtensionStatus } from '../src/messages.ts';
 
@@ -70,7 +71,11 @@ export function ensureBuilt(): void {
   if (r.status !== 0) throw new Error('building the extension failed');
 }
 
-/** Polls `test` (never a fixed wait): resolves with its first truthy value, or fails after `ms`. */
+/**
+ * Polls `test` (never a fixed wait): resolves with its first truthy value, or fails after `ms`. An attempt
+ * that never settles (a Playwright call with no timeout of its own, such as an evaluate in a worker that
+ * Chromium stopped) fails the wait at the deadline instead of holding it for ever.
+ */
 export async function until<T>(
   test: () => Promise<T> | T,
   what: string,
@@ -80,8 +85,9 @@ export async function until<T>(
   let last: unknown;
   for (;;) {
     try {
-      const value = await test();
-      if (value) return value as NonNullable<T>;
+      const value = await within(Promise.resolve().then(test), Math.max(1_000, deadline - Date.now()));
+      if (value === 'timed out') last = new Error('the last try did not answer');
+      else if (value) return value as NonNullable<T>;
     } catch (err) {
       last = err;
     }
@@ -89,6 +95,13 @@ export async function until<T>(
       throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** `work`, or an error naming `what` once `ms` have passed. */
+export async function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  const value = await within(work, ms);
+  if (value === 'timed out') throw new Error(`${what} did not finish within ${ms / 1000} s`);
+  return value;
 }
 
 export interface Recorded {
@@ -308,7 +321,12 @@ export async function workerOf(context: BrowserContext): Promise<Worker> {
 /** What the worker keeps for the popup (chrome.storage.local). */
 export async function statusOf(context: BrowserContext): Promise<ExtensionStatus | null> {
   const w = await workerOf(context);
-  return w.evaluate(async () => ((await chrome.storage.local.get('status')).status ?? null) as never);
+  // Playwright waits for a stopped worker to start again, however long that takes: bounded here.
+  return bounded(
+    w.evaluate(async () => ((await chrome.storage.local.get('status')).status ?? null) as never),
+    15_000,
+    "reading the worker's status",
+  );
 }
 
 export async function startStack(): Promise<Stack> {
@@ -371,7 +389,8 @@ export async function startStack(): Promise<Stack> {
       worker,
       status: () => statusOf(context),
       async close() {
-        for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch(() => {});
+        // Each step bounded, so one that hangs cannot hold the rest (or the test file) for ever.
+        for (const fn of cleanups.reverse()) await within(Promise.resolve().then(fn), 60_000).catch(() => {});
       },
     };
   } catch (err) {
@@ -382,9 +401,30 @@ export async function startStack(): Promise<Stack> {
 
 /** Opens `url` in a new tab; a navigation the extension cuts short is not an error here. */
 export async function open(context: BrowserContext, url: string): Promise<Page> {
-  const page = await context.newPage();
+  const page = await bounded(context.newPage(), 30_000, 'opening a tab');
   await page.goto(url).catch(() => {});
   return page;
+}
+
+/**
+ * Closes a tab. Chromium can acknowledge a close that arrives while the tab commits a navigation (a form
+ * sent, Hearth Space going back to a page) and then never close it (crbug.com/536385539); Playwright's
+ * page.close() has no timeout and would wait for ever. A close not done within a few seconds is asked for
+ * again over the tab's own DevTools session, which ends such a tab.
+ */
+export async function closePage(page: Page): Promise<void> {
+  const closing = page.close();
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    if ((await within(closing, 3_000)) !== 'timed out') return;
+    try {
+      const session = await bounded(page.context().newCDPSession(page), 5_000, 'a DevTools session');
+      const { targetInfo } = await session.send('Target.getTargetInfo');
+      await session.send('Target.closeTarget', { targetId: targetInfo.targetId });
+    } catch {
+      // the tab went meanwhile, or cannot be reached: the close above settles or the next try asks again
+    }
+  }
+  await bounded(closing, 3_000, `closing the tab ${page.url()}`);
 }
 
 export const isOverlay = (url: URL | string) =>
