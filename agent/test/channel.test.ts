@@ -6,7 +6,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { writeIdentity, writeToken } from '../src/identity.js';
 import { createLogger } from '../src/log.js';
 import { StateStore } from '../src/state.js';
-import { AgentProcess, agentEnv, makeSysroot, type Sysroot } from './harness.js';
+import { AgentProcess, agentEnv, makeSysroot, type Sysroot, WAIT_BOUND_MS } from './harness.js';
 
 /** A server that speaks just enough of DESIGN §5 to authenticate, then does what each test tells it. */
 class FakeServer {
@@ -42,12 +42,19 @@ class FakeServer {
     return this.sockets[this.sockets.length - 1] as WebSocket;
   }
 
+  /** Resolves once `test` holds, checked at every frame; fails after WAIT_BOUND_MS. */
   until(test: () => boolean): Promise<void> {
     if (test()) return Promise.resolve();
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      const bound = setTimeout(
+        () => reject(new Error(`gave up after ${WAIT_BOUND_MS / 1000} s waiting for a frame`)),
+        WAIT_BOUND_MS,
+      );
       const check = () => {
-        if (test()) resolve();
-        else this.waiters.push(check);
+        if (test()) {
+          clearTimeout(bound);
+          resolve();
+        } else this.waiters.push(check);
       };
       this.waiters.push(check);
     });

@@ -8,7 +8,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { writeIdentity, writeToken } from '../src/identity.js';
 import { createLogger } from '../src/log.js';
 import { StateStore } from '../src/state.js';
-import type { Sysroot } from './harness.js';
+import { type Sysroot, WAIT_BOUND_MS } from './harness.js';
 
 export interface RecordedRequest {
   method: string;
@@ -91,13 +91,22 @@ export class FakeHearth {
     });
   }
 
-  /** Resolves once `test` holds, checked at every frame and request. */
-  until(test: () => boolean): Promise<void> {
+  /**
+   * Resolves once `test` holds, checked at every frame and request; fails after WAIT_BOUND_MS (an agent
+   * that crashed or a frame that never comes), naming `what`.
+   */
+  until(test: () => boolean, what = 'a frame or request'): Promise<void> {
     if (test()) return Promise.resolve();
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      const bound = setTimeout(
+        () => reject(new Error(`gave up after ${WAIT_BOUND_MS / 1000} s waiting for ${what}`)),
+        WAIT_BOUND_MS,
+      );
       const check = () => {
-        if (test()) resolve();
-        else this.waiters.push(check);
+        if (test()) {
+          clearTimeout(bound);
+          resolve();
+        } else this.waiters.push(check);
       };
       this.waiters.push(check);
     });
@@ -105,19 +114,19 @@ export class FakeHearth {
 
   /** Sends a command on the authenticated socket; resolves with the agent's command_response. */
   async command(command: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-    await this.until(() => this.socket !== null);
+    await this.until(() => this.socket !== null, 'the agent to connect');
     const request_id = `cmd-${this.next++}`;
     this.socket?.send(JSON.stringify({ type: 'command_request', request_id, command, args }));
     const answered = () =>
       this.frames.find((f) => f.type === 'command_response' && f.request_id === request_id);
-    await this.until(() => !!answered());
+    await this.until(() => !!answered(), `the answer to ${command}`);
     return answered() as Record<string, unknown>;
   }
 
   /** The first frame after index `from` that passes `test`. */
   async frame(test: (f: Record<string, unknown>) => boolean, from = 0): Promise<Record<string, unknown>> {
     const find = () => this.frames.slice(from).find(test);
-    await this.until(() => !!find());
+    await this.until(() => !!find(), 'a frame from the agent');
     return find() as Record<string, unknown>;
   }
 

@@ -195,8 +195,16 @@ export class AgentProcess {
     });
   }
 
+  /** SIGTERM, then SIGKILL if the agent has not exited within WAIT_BOUND_MS: a stop never waits for ever. */
   async stop(): Promise<number | null> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGTERM');
+      const kill = setTimeout(() => {
+        console.log(`# the agent did not stop within ${WAIT_BOUND_MS / 1000} s of SIGTERM: killed`);
+        this.child.kill('SIGKILL');
+      }, WAIT_BOUND_MS);
+      void this.exited.finally(() => clearTimeout(kill));
+    }
     return this.exited;
   }
 

@@ -394,7 +394,7 @@ export async function startStack(): Promise<Stack> {
       },
     };
   } catch (err) {
-    for (const fn of cleanups.reverse()) await Promise.resolve(fn()).catch(() => {});
+    for (const fn of cleanups.reverse()) await within(Promise.resolve().then(fn), 60_000).catch(() => {});
     throw err;
   }
 }
@@ -418,8 +418,8 @@ export async function closePage(page: Page): Promise<void> {
     if ((await within(closing, 3_000)) !== 'timed out') return;
     try {
       const session = await bounded(page.context().newCDPSession(page), 5_000, 'a DevTools session');
-      const { targetInfo } = await session.send('Target.getTargetInfo');
-      await session.send('Target.closeTarget', { targetId: targetInfo.targetId });
+      const { targetInfo } = await bounded(session.send('Target.getTargetInfo'), 5_000, 'the tab');
+      await bounded(session.send('Target.closeTarget', { targetId: targetInfo.targetId }), 5_000, 'a close');
     } catch {
       // the tab went meanwhile, or cannot be reached: the close above settles or the next try asks again
     }

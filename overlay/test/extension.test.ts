@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type BrowserContext, chromium, type Worker } from 'playwright-core';
+import { within } from '../../server/test/helpers.ts';
 import { CHROMIUM, ensureBuilt, hook, overlayDir, pageFile, skipReason, waitForStatus } from './helpers.ts';
 
 /**
@@ -65,7 +66,15 @@ chrome.runtime.onMessage.addListener((message, _sender, reply) => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  const received = () => worker.evaluate(() => (self as any).received as unknown[]);
+  /** What the worker received. Bounded: Playwright waits for a worker that Chromium stopped to start again. */
+  const received = async () => {
+    const answer = await within(
+      worker.evaluate(() => (self as any).received as unknown[]),
+      15_000,
+    );
+    if (answer === 'timed out') throw new Error("the extension's worker did not answer within 15 s");
+    return answer;
+  };
 
   test('dist/extension/blockedv2.html sends ACCESS_REQUEST to the background worker and shows its answer', async () => {
     const page = await context.newPage();

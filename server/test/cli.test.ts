@@ -106,6 +106,8 @@ describe('the hearth CLI', () => {
       env: { ...process.env, HEARTH_DATA_DIR: dir, HEARTH_PORT: String(port), HEARTH_LOG_LEVEL: 'warn' },
       stdio: 'ignore',
     });
+    // Listened for from the start: a server that ended early (its port taken meanwhile) still answers here.
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       await waitForHealth(url, child);
       const dad = new Client(url);
@@ -114,7 +116,6 @@ describe('the hearth CLI', () => {
       assert.equal(res.body.role, 'admin');
       assert.equal(res.body.household.name, 'Home');
     } finally {
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       assert.equal(await exited, 0, 'graceful shutdown exits 0');
     }

@@ -70,6 +70,8 @@ describe('two server instances on one PostgreSQL and Redis', { skip }, () => {
     await Promise.all(agents.map((x) => x.stop()));
     for (const inst of [a, b]) {
       if (!inst) continue;
+      // An instance that ended during the tests has no exit left to wait for.
+      if (inst.child.exitCode !== null || inst.child.signalCode !== null) continue;
       const exited = new Promise((r) => inst.child.once('exit', r));
       inst.child.kill('SIGTERM');
       await exited;
