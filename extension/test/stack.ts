@@ -416,6 +416,7 @@ export async function closePage(page: Page): Promise<void> {
   const closing = page.close();
   for (let attempt = 1; attempt <= 5; attempt++) {
     if ((await within(closing, 3_000)) !== 'timed out') return;
+    if (attempt === 1) console.log(`# the close of ${page.url()} was not done within 3 s: asked again`);
     try {
       const session = await bounded(page.context().newCDPSession(page), 5_000, 'a DevTools session');
       const { targetInfo } = await bounded(session.send('Target.getTargetInfo'), 5_000, 'the tab');
