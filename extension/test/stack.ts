@@ -333,6 +333,10 @@ export async function startStack(): Promise<Stack> {
   ensureBuilt();
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   const running: AgentProcess[] = [];
+  /** Undoes what started, newest first; each step bounded, so one that hangs cannot hold the rest. */
+  const cleanUp = async () => {
+    for (const fn of cleanups.reverse()) await within(Promise.resolve().then(fn), 60_000).catch(() => {});
+  };
   try {
     const server = await startTestServer();
     cleanups.push(() => server.close());
@@ -388,13 +392,10 @@ export async function startStack(): Promise<Stack> {
       extensionId: EXTENSION_ID,
       worker,
       status: () => statusOf(context),
-      async close() {
-        // Each step bounded, so one that hangs cannot hold the rest (or the test file) for ever.
-        for (const fn of cleanups.reverse()) await within(Promise.resolve().then(fn), 60_000).catch(() => {});
-      },
+      close: cleanUp,
     };
   } catch (err) {
-    for (const fn of cleanups.reverse()) await within(Promise.resolve().then(fn), 60_000).catch(() => {});
+    await cleanUp();
     throw err;
   }
 }
