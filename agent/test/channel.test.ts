@@ -6,7 +6,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { writeIdentity, writeToken } from '../src/identity.js';
 import { createLogger } from '../src/log.js';
 import { StateStore } from '../src/state.js';
-import { AgentProcess, agentEnv, makeSysroot, type Sysroot, WAIT_BOUND_MS } from './harness.js';
+import { AgentProcess, agentEnv, Conditions, makeSysroot, type Sysroot } from './harness.js';
 
 /** A server that speaks just enough of DESIGN §5 to authenticate, then does what each test tells it. */
 class FakeServer {
@@ -14,7 +14,7 @@ class FakeServer {
   readonly hellos: Record<string, unknown>[] = [];
   readonly frames: Record<string, unknown>[] = [];
   sockets: WebSocket[] = [];
-  private waiters: (() => void)[] = [];
+  private readonly conditions = new Conditions();
   onHello: (ws: WebSocket, hello: Record<string, unknown>) => void = (ws) =>
     ws.send(JSON.stringify({ type: 'auth_result', success: true }));
 
@@ -28,9 +28,9 @@ class FakeServer {
           this.hellos.push(frame);
           this.onHello(ws, frame);
         } else this.frames.push(frame);
-        this.wake();
+        this.conditions.wake();
       });
-      this.wake();
+      this.conditions.wake();
     });
   }
 
@@ -44,26 +44,7 @@ class FakeServer {
 
   /** Resolves once `test` holds, checked at every frame; fails after WAIT_BOUND_MS. */
   until(test: () => boolean): Promise<void> {
-    if (test()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const bound = setTimeout(
-        () => reject(new Error(`gave up after ${WAIT_BOUND_MS / 1000} s waiting for a frame`)),
-        WAIT_BOUND_MS,
-      );
-      const check = () => {
-        if (test()) {
-          clearTimeout(bound);
-          resolve();
-        } else this.waiters.push(check);
-      };
-      this.waiters.push(check);
-    });
-  }
-
-  private wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
+    return this.conditions.until(test, 'a frame');
   }
 
   close(): Promise<void> {

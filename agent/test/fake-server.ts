@@ -8,7 +8,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { writeIdentity, writeToken } from '../src/identity.js';
 import { createLogger } from '../src/log.js';
 import { StateStore } from '../src/state.js';
-import { type Sysroot, WAIT_BOUND_MS } from './harness.js';
+import { Conditions, type Sysroot } from './harness.js';
 
 export interface RecordedRequest {
   method: string;
@@ -27,7 +27,7 @@ export class FakeHearth {
   readonly token = randomBytes(32).toString('hex');
   readonly routes = new Map<string, Route>();
   private socket: WebSocket | null = null;
-  private waiters: (() => void)[] = [];
+  private readonly conditions = new Conditions();
   private next = 1;
 
   constructor() {
@@ -42,7 +42,7 @@ export class FakeHearth {
           body: Buffer.concat(chunks),
         };
         this.requests.push(recorded);
-        this.wake();
+        this.conditions.wake();
         const route = this.routes.get(`${recorded.method} ${recorded.url.split('?')[0]}`);
         if (route && req.headers.authorization === `Bearer ${this.token}`) return route(recorded, res);
         res.writeHead(route ? 401 : 404, { 'content-type': 'application/json' });
@@ -62,7 +62,7 @@ export class FakeHearth {
           if (ok) this.socket = ws;
           else ws.close(4401, 'authentication failed');
         } else this.frames.push(frame);
-        this.wake();
+        this.conditions.wake();
       });
     });
   }
@@ -96,20 +96,7 @@ export class FakeHearth {
    * that crashed or a frame that never comes), naming `what`.
    */
   until(test: () => boolean, what = 'a frame or request'): Promise<void> {
-    if (test()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const bound = setTimeout(
-        () => reject(new Error(`gave up after ${WAIT_BOUND_MS / 1000} s waiting for ${what}`)),
-        WAIT_BOUND_MS,
-      );
-      const check = () => {
-        if (test()) {
-          clearTimeout(bound);
-          resolve();
-        } else this.waiters.push(check);
-      };
-      this.waiters.push(check);
-    });
+    return this.conditions.until(test, what);
   }
 
   /** Sends a command on the authenticated socket; resolves with the agent's command_response. */
@@ -128,12 +115,6 @@ export class FakeHearth {
     const find = () => this.frames.slice(from).find(test);
     await this.until(() => !!find(), 'a frame from the agent');
     return find() as Record<string, unknown>;
-  }
-
-  private wake(): void {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
   }
 
   async close(): Promise<void> {

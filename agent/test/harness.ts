@@ -61,6 +61,38 @@ export interface LogLine {
 /** How long a wait on an agent process may take before the test fails saying what it waited for. */
 export const WAIT_BOUND_MS = 120_000;
 
+/**
+ * Conditions that change when something arrives (a frame, a request): `until` resolves once its test holds,
+ * checked at each `wake()`, and fails after WAIT_BOUND_MS naming what it waited for.
+ */
+export class Conditions {
+  private waiters: (() => void)[] = [];
+
+  until(test: () => boolean, what: string): Promise<void> {
+    if (test()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const bound = setTimeout(
+        () => reject(new Error(`gave up after ${WAIT_BOUND_MS / 1000} s waiting for ${what}`)),
+        WAIT_BOUND_MS,
+      );
+      const check = () => {
+        if (test()) {
+          clearTimeout(bound);
+          resolve();
+        } else this.waiters.push(check);
+      };
+      this.waiters.push(check);
+    });
+  }
+
+  /** Something arrived: checks every waiting test once. */
+  wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+}
+
 /** Asks `read` again until `ok` holds (bounded like the waits below), answering the last value. */
 export async function until<T>(
   read: () => Promise<T>,

@@ -23,6 +23,7 @@ import { type BrowserContext, chromium, type Page, type Worker } from 'playwrigh
 import { startApprovedAgent } from '../../agent/test/approved-agent.ts';
 import { type AgentProcess, makeSysroot, type Sysroot } from '../../agent/test/harness.ts';
 import {
+  bounded,
   createHousehold,
   type Household,
   startTestServer,
@@ -95,13 +96,6 @@ export async function until<T>(
       throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-/** `work`, or an error naming `what` once `ms` have passed. */
-export async function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  const value = await within(work, ms);
-  if (value === 'timed out') throw new Error(`${what} did not finish within ${ms / 1000} s`);
-  return value;
 }
 
 export interface Recorded {

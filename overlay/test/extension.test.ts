@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type BrowserContext, chromium, type Worker } from 'playwright-core';
-import { within } from '../../server/test/helpers.ts';
+import { bounded } from '../../server/test/helpers.ts';
 import { CHROMIUM, ensureBuilt, hook, overlayDir, pageFile, skipReason, waitForStatus } from './helpers.ts';
 
 /**
@@ -67,14 +67,12 @@ chrome.runtime.onMessage.addListener((message, _sender, reply) => {
   });
 
   /** What the worker received. Bounded: Playwright waits for a worker that Chromium stopped to start again. */
-  const received = async () => {
-    const answer = await within(
+  const received = () =>
+    bounded(
       worker.evaluate(() => (self as any).received as unknown[]),
       15_000,
+      "the extension's worker",
     );
-    if (answer === 'timed out') throw new Error("the extension's worker did not answer within 15 s");
-    return answer;
-  };
 
   test('dist/extension/blockedv2.html sends ACCESS_REQUEST to the background worker and shows its answer', async () => {
     const page = await context.newPage();

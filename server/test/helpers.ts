@@ -416,6 +416,13 @@ export async function within<T>(work: Promise<T>, ms: number): Promise<T | 'time
   }
 }
 
+/** `work`, or an error naming `what` once `ms` have passed. */
+export async function bounded<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  const value = await within(work, ms);
+  if (value === 'timed out') throw new Error(`${what} did not finish within ${ms / 1000} s`);
+  return value;
+}
+
 /** A port the OS just handed out and released, for a child process to listen on. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
